@@ -1,0 +1,1 @@
+"""The ``tableref`` command line: a thin layer over the packages' public functions."""

@@ -20,7 +20,6 @@ import sys
 # Command modules in the order their groups appear in --help.
 COMMAND_MODULES = [
     "cli.boards",
-    "cli.calibrate",
     "cli.rules",
 ]
 

@@ -1,0 +1,1 @@
+"""The ground-truth table: physics (pymunk), a camera renderer (OpenCV) and scenario suites."""

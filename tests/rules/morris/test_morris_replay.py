@@ -1,0 +1,31 @@
+"""The example match logs replay through rules.core.replay and the CLI."""
+
+import glob
+import os
+
+import pytest
+
+from cli.main import main
+from rules.core import ReplayError, replay
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+EXAMPLES = sorted(glob.glob(os.path.join(ROOT, "rules", "morris", "examples", "*.jsonl")))
+
+
+def test_there_are_examples():
+    assert EXAMPLES
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)
+def test_example_replays(path, capsys):
+    with open(path, encoding="utf-8") as fh:
+        steps = list(replay("morris", fh.readlines()))
+    assert len(steps) > 1
+    assert main(["rules", "replay", "morris", path]) == 0
+    assert "outcome:" in capsys.readouterr().out
+
+
+def test_a_bad_line_names_its_number():
+    lines = ['{"setup": {"players": 2}}', '{"type": "PlaceEgg", "colour": "blue", "shelter": 0, "slot": 0}']
+    with pytest.raises(ReplayError, match="line 2"):
+        list(replay("morris", lines))

@@ -15,7 +15,7 @@ import os
 
 from rules.core import RulesError
 
-from .errors import SetupError
+from .errors import RosterError, SetupError
 
 CARDS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cards.json")
 SIZES = ("small", "medium", "large")
@@ -83,20 +83,20 @@ def check_roster(catalogue: dict, team: str, card_ids) -> list[dict]:
     """The five cards of a roster, or :class:`SetupError` naming the rule broken."""
     ids = list(card_ids)
     if len(ids) != 5 or len(set(ids)) != 5:
-        raise SetupError("Game Setup step 3: select five different dinosaurs")
+        raise RosterError("Game Setup step 3: select five different dinosaurs")
     out = []
     for cid in ids:
         card = catalogue["cards"].get(cid)
         if card is None or card.get("team") != team:
-            raise SetupError(f"Game Setup step 3: {cid!r} is not one of the ten Character Cards of {team}")
+            raise RosterError(f"Game Setup step 3: {cid!r} is not one of the ten Character Cards of {team}")
         if not card.get("complete"):
-            raise SetupError(
+            raise RosterError(
                 f"card {cid!r} is not transcribed (the rulebook does not print it): complete it in "
                 f"{CARDS_PATH} or pass card_overrides to new_game")
         out.append(card)
     counts = {s: sum(1 for c in out if c["size"] == s) for s in SIZES}
     if counts != ROSTER_SIZES:
-        raise SetupError("Dinosaur Tokens: a team must include exactly one small dinosaur, three medium "
+        raise RosterError("Dinosaur Tokens: a team must include exactly one small dinosaur, three medium "
                          f"dinosaurs, and one large dinosaur (got {counts})")
     return out
 

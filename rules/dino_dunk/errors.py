@@ -19,3 +19,7 @@ class RuleViolation(IllegalActionError):
 
 class FactError(IllegalActionError):
     """A fact from the camera side is inconsistent (names an unknown piece, contradicts itself)."""
+
+
+class RosterError(RuleViolation, SetupError):
+    """A roster breaks setup step 3 or the size rule of "Dinosaur Tokens"."""

@@ -1,0 +1,148 @@
+"""Tracking and contacts on constructed trajectories with known answers."""
+
+import numpy as np
+import pytest
+
+from vision.contacts import ContactConfig, chain, first_touched, struck_contacts, touched
+from vision.core import Observation
+from vision.track import Tracker, TrackerConfig
+
+FPS = 30.0
+R = 19.0  # medium disc radius, mm
+
+
+def billiards(starts, velocities, radius=R, t_end=1.5, dt=1 / 2000.0):
+    """A tiny independent reference: equal-mass discs on a line-free plane, elastic collisions,
+    no friction, integrated finely. Returns (times at 30 fps, positions (T, n, 2), contact log)."""
+    p = np.array(starts, float)
+    v = np.array(velocities, float)
+    n = len(p)
+    frames, times, log = [], [], []
+    t, next_frame = 0.0, 0.0
+    touching = set()
+    while t <= t_end:
+        if t >= next_frame - 1e-12:
+            frames.append(p.copy())
+            times.append(t)
+            next_frame += 1 / FPS
+        p += v * dt
+        t += dt
+        for i in range(n):
+            for j in range(i + 1, n):
+                d = p[j] - p[i]
+                dist = np.linalg.norm(d)
+                if dist < 2 * radius and (i, j) not in touching:
+                    nrm = d / dist
+                    rel = np.dot(v[i] - v[j], nrm)
+                    if rel > 0:
+                        v[i] -= rel * nrm
+                        v[j] += rel * nrm
+                        log.append((t, i, j))
+                        touching.add((i, j))
+                elif dist >= 2 * radius + 0.5:
+                    touching.discard((i, j))
+    return np.array(times), np.array(frames), log
+
+
+def run_tracker(times, frames, noise=0.3, seed=0, drop=()):
+    rng = np.random.default_rng(seed)
+    tracker = Tracker(TrackerConfig())
+    ids = []
+    for k, (t, pos) in enumerate(zip(times, frames)):
+        keep = [i for i in range(len(pos)) if (k, i) not in drop]
+        xy = pos[keep] + rng.normal(0, noise, (len(keep), 2))
+        obs = Observation(xy, [R] * len(keep), [9.0] * len(keep), ["disc-medium"] * len(keep),
+                          [1.0] * len(keep), [noise] * len(keep), timestamp=t, frame_index=k)
+        tracker.update(obs)
+        row = {}
+        for i, tid in zip(keep, obs.track_id):
+            row[i] = int(tid)
+        ids.append(row)
+    return tracker, ids
+
+
+def test_head_on_strike_is_found_at_the_right_time():
+    times, frames, log = billiards([[100, 300], [300, 300]], [[1200, 0], [0, 0]])
+    assert len(log) == 1
+    tracker, ids = run_tracker(times, frames)
+    a, b = ids[0][0], ids[0][1]
+    contacts = struck_contacts(tracker.active(), t0=0.0)
+    assert [(c.a, c.b) for c in contacts] == [(a, b)]
+    assert contacts[0].t == pytest.approx(log[0][0], abs=1 / FPS)
+
+
+def test_chain_a_pushes_b_into_c():
+    times, frames, log = billiards([[100, 300], [300, 300], [500, 302]], [[1500, 0], [0, 0], [0, 0]])
+    assert [(i, j) for _, i, j in log] == [(0, 1), (1, 2)]
+    tracker, ids = run_tracker(times, frames)
+    a, b, c = (ids[0][i] for i in range(3))
+    contacts = struck_contacts(tracker.active(), t0=0.0)
+    assert [(x.a, x.b) for x in contacts] == [(a, b), (b, c)]
+    assert chain(contacts, a) == [b, c]
+    assert first_touched(contacts, a) == b
+
+
+def test_a_near_miss_is_no_contact():
+    # passes 10 mm from touching
+    times, frames, log = billiards([[100, 300], [400, 300 + 2 * R + 10]], [[1200, 0], [0, 0]])
+    assert log == []
+    tracker, _ = run_tracker(times, frames)
+    assert struck_contacts(tracker.active(), t0=0.0) == []
+
+
+def test_identities_survive_crossing_and_occlusion():
+    # two discs cross paths; the second is hidden for 8 frames in the middle (a hand)
+    times = np.arange(0, 1.0, 1 / FPS)
+    a = np.stack([100 + 500 * times, 300 + 0 * times], 1)
+    b = np.stack([400 - 100 * times, 200 + 200 * times], 1)
+    frames = np.stack([a, b], 1)
+    drop = {(k, 1) for k in range(10, 18)}
+    tracker, ids = run_tracker(times, frames, drop=drop)
+    first = ids[0]
+    for row in ids:
+        for piece, tid in row.items():
+            assert tid == first[piece]
+
+
+def test_named_identity_survives_a_retired_track():
+    tracker = Tracker(TrackerConfig(max_missed_s=0.2))
+    def obs(t, xy):
+        return Observation([xy], [R], [9.0], ["disc-medium"], [1.0], [0.3], timestamp=t,
+                           attributes={"team": ["home"]})
+    o = tracker.update(obs(0.0, [100, 100]))
+    tracker.name(int(o.track_id[0]), "home:triceratops")
+    tracker.update(Observation.empty(timestamp=0.1))
+    tracker.update(Observation.empty(timestamp=0.5))  # retired now
+    o2 = tracker.update(obs(1.0, [160, 120]))
+    assert tracker.tracks[int(o2.track_id[0])].name == "home:triceratops"
+
+
+def test_settle_detection():
+    tracker = Tracker(TrackerConfig(settle_s=0.3))
+    events = []
+    for k in range(40):
+        t = k / FPS
+        x = 100 + (600 * t if t < 0.5 else 300)
+        tracker.update(Observation([[x, 100]], [R], [9.0], ["disc-medium"], [1.0], [0.3], timestamp=t))
+        e = tracker.motion_event()
+        if e:
+            events.append((e, round(t, 3)))
+    assert [e for e, _ in events] == ["started", "settled"]
+    assert events[1][1] == pytest.approx(0.5 + 0.3, abs=2.5 / FPS)
+
+
+def test_projectile_touches_in_order_and_first_only():
+    from vision.track import Track
+    proj = Track(1, "banana", 13.0)
+    for k in range(20):
+        proj.t.append(k / FPS)
+        proj.xy.append((100 + 30 * k, 300.0))
+    targets = []
+    for tid, (x, y) in enumerate([(400, 300 + 13 + 12 + 3), (250, 300), (500, 360)], start=2):
+        tr = Track(tid, "racer", 12.0)
+        tr.t, tr.xy = [0.0, 1.0], [(x, y), (x, y)]
+        targets.append(tr)
+    hits = touched(proj, targets, t_land=0.0, cfg=ContactConfig(touch_mm=4.0))
+    assert [h.b for h in hits] == [3, 2]  # 250 first, then 400 (gap 3 mm ≤ 4), 500 missed by far
+    assert [h.b for h in touched(proj, targets, 0.0, ContactConfig(touch_mm=4.0), first_only=True)] == [3]
+    assert [h.b for h in touched(proj, targets, 0.0, ContactConfig(touch_mm=2.0))] == [3]

@@ -1,0 +1,177 @@
+"""Who touched whom, from trajectories in **mat mm** (no physics engine, no images).
+
+Two kinds of evidence, as a referee would use them:
+
+- **struck pieces** (wooden discs): a piece at rest that starts to move was struck. Its start time
+  is found by extrapolating its first moving samples back to where it rested; the striker is the
+  moving piece whose footprint was (nearly) touching the struck footprint at that instant. The first
+  mover of a flick has no striker (the finger). Chains follow: A strikes B, B strikes C.
+- **touched pieces** (projectiles against racer miniatures, which need not move): the closest
+  approach between the projectile's footprint and each target's, over the projectile's path between
+  frames (linear motion between samples), after it lands. Touched when the gap is within the
+  tolerance; ordered by the time of first touch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.track import Track
+
+
+@dataclass(frozen=True)
+class ContactConfig:
+    """``touch_mm`` the largest edge-to-edge gap still taken as touching (covers measurement noise
+    and the frame interval); ``start_mm_s`` the speed at which a resting piece counts as started;
+    ``rest_mm`` how far a piece may jitter while still at rest."""
+
+    touch_mm: float = 6.0
+    start_mm_s: float = 40.0
+    rest_mm: float = 1.5
+    max_lookback_s: float = 0.2
+
+
+@dataclass(frozen=True)
+class Contact:
+    """``a`` touched ``b`` at time ``t`` (seconds); ids are track ids; ``gap_mm`` the measured
+    edge-to-edge gap at that instant (≤ 0 overlapping); ``evidence`` "struck" or "touched"."""
+
+    t: float
+    a: int
+    b: int
+    gap_mm: float
+    evidence: str
+
+
+def _interp(track: Track, t: float) -> np.ndarray:
+    ts, xy = track.trajectory()
+    if t <= ts[0]:
+        return xy[0]
+    if t >= ts[-1]:
+        return xy[-1]
+    return np.array([np.interp(t, ts, xy[:, 0]), np.interp(t, ts, xy[:, 1])])
+
+
+def _start_of_motion(track: Track, cfg: ContactConfig, t0: float) -> tuple[float, np.ndarray] | None:
+    """(time, rest position) when a piece that was at rest at ``t0`` starts to move, else None."""
+    ts, xy = track.trajectory()
+    keep = ts >= t0
+    ts, xy = ts[keep], xy[keep]
+    if len(ts) < 3:
+        return None
+    rest = xy[0]
+    dist = np.linalg.norm(xy - rest, axis=1)
+    moved = np.flatnonzero(dist > cfg.rest_mm)
+    if len(moved) == 0:
+        return None
+    k = int(moved[0])
+    if k + 1 >= len(ts):
+        # moved on the last sample only: not enough to tell a start from noise
+        return None
+    speed = np.linalg.norm(xy[k + 1] - xy[k]) / max(ts[k + 1] - ts[k], 1e-9)
+    if speed < cfg.start_mm_s:
+        return None
+    # extrapolate the first moving segment back to the rest position
+    v = (xy[k + 1] - xy[k]) / max(ts[k + 1] - ts[k], 1e-9)
+    back = float(np.dot(xy[k] - rest, v) / max(np.dot(v, v), 1e-9))
+    t_start = float(np.clip(ts[k] - back, ts[k] - cfg.max_lookback_s, ts[k]))
+    t_start = max(t_start, ts[k - 1] if k >= 1 else ts[k])
+    return t_start, rest
+
+
+def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
+    """Smallest edge gap between ``a``'s footprint and a disc of ``radius`` at ``point`` while ``a``
+    travels through the frame intervals around ``t`` (a striker stops or turns at the contact, so
+    its position interpolated at ``t`` alone lags behind the real contact point)."""
+    ts, xy = a.trajectory()
+    if len(ts) == 1:
+        return float(np.linalg.norm(xy[0] - point) - a.radius - radius)
+    dt = float(np.median(np.diff(ts))) if len(ts) > 1 else 0.0
+    lo = max(int(np.searchsorted(ts, t - 1.5 * dt)) - 1, 0)
+    hi = min(int(np.searchsorted(ts, t + 1.5 * dt)) + 1, len(ts) - 1)
+    best = np.inf
+    for k in range(lo, max(hi, lo + 1)):
+        _, dist = closest_approach(xy[k], xy[min(k + 1, len(ts) - 1)], point)
+        best = min(best, dist)
+    return float(best - a.radius - radius)
+
+
+def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None) -> list[Contact]:
+    """Contacts of the struck kind after ``t0``: for each piece that goes from rest to moving, the
+    piece that struck it (if any was touching). Sorted by time."""
+    cfg = cfg or ContactConfig()
+    starts = {}
+    for tr in tracks:
+        s = _start_of_motion(tr, cfg, t0)
+        if s is not None:
+            starts[tr.id] = s
+    out = []
+    by_id = {tr.id: tr for tr in tracks}
+    for bid, (ts, rest) in starts.items():
+        b = by_id[bid]
+        best = None
+        for a in tracks:
+            if a.id == bid:
+                continue
+            # the striker must itself be moving at that instant (started before b, or never at rest)
+            if a.id in starts and starts[a.id][0] > ts:
+                continue
+            gap = _nearest_gap(a, rest, ts, b.radius)
+            if gap <= cfg.touch_mm and (best is None or gap < best[1]):
+                best = (a.id, gap)
+        if best is not None:
+            out.append(Contact(ts, best[0], bid, best[1], "struck"))
+    out.sort(key=lambda c: (c.t, c.a, c.b))
+    return out
+
+
+def closest_approach(p0: np.ndarray, p1: np.ndarray, q: np.ndarray) -> tuple[float, float]:
+    """Segment p0→p1 against a fixed point q: (fraction 0..1 of the closest point, distance)."""
+    d = p1 - p0
+    dd = float(np.dot(d, d))
+    s = 0.0 if dd == 0 else float(np.clip(np.dot(q - p0, d) / dd, 0.0, 1.0))
+    return s, float(np.linalg.norm(p0 + s * d - q))
+
+
+def touched(projectile: Track, targets: list[Track], t_land: float, cfg: ContactConfig | None = None,
+            first_only: bool = False) -> list[Contact]:
+    """Targets the projectile's footprint touched from ``t_land`` on, in order of first touch.
+    Targets are taken where they were at each instant (they may be pushed)."""
+    cfg = cfg or ContactConfig()
+    ts, xy = projectile.trajectory()
+    keep = ts >= t_land
+    ts, xy = ts[keep], xy[keep]
+    hits = {}
+    if len(ts) == 0:
+        return []
+    if len(ts) == 1:
+        ts, xy = np.array([ts[0], ts[0]]), np.vstack([xy[0], xy[0]])
+    for tgt in targets:
+        if tgt.id == projectile.id:
+            continue
+        reach = projectile.radius + tgt.radius
+        for k in range(len(ts) - 1):
+            q = _interp(tgt, ts[k])
+            s, dist = closest_approach(xy[k], xy[k + 1], q)
+            gap = dist - reach
+            if gap <= cfg.touch_mm:
+                hits[tgt.id] = Contact(float(ts[k] + s * (ts[k + 1] - ts[k])), projectile.id, tgt.id, gap, "touched")
+                break
+    out = sorted(hits.values(), key=lambda c: (c.t, c.gap_mm))
+    return out[:1] if first_only else out
+
+
+def chain(contacts: list[Contact], start: int) -> list[int]:
+    """Every piece set in motion, directly or through others, by ``start``, in order of contact."""
+    reached = [start]
+    for c in sorted(contacts, key=lambda c: c.t):
+        if c.a in reached and c.b not in reached:
+            reached.append(c.b)
+    return reached[1:]
+
+
+def first_touched(contacts: list[Contact], by: int) -> int | None:
+    direct = [c for c in sorted(contacts, key=lambda c: c.t) if c.a == by]
+    return direct[0].b if direct else None

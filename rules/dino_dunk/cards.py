@@ -51,7 +51,7 @@ def load_catalogue(overrides: dict | None = None) -> dict:
                 exhibition[size] = {**exhibition.get(size, {}), **profile}
             continue
         merged = {**cards.get(key, {"id": key}), **value, "id": key}
-        merged.setdefault("complete", True)
+        merged["complete"] = bool(value.get("complete", True))
         cards[key] = merged
     for card in cards.values():
         if card.get("complete"):
@@ -92,7 +92,7 @@ def check_roster(catalogue: dict, team: str, card_ids) -> list[dict]:
         if not card.get("complete"):
             raise RosterError(
                 f"card {cid!r} is not transcribed (the rulebook does not print it): complete it in "
-                f"{CARDS_PATH} or pass card_overrides to new_game")
+                "rules/dino_dunk/cards.json or pass card_overrides to new_game")
         out.append(card)
     counts = {s: sum(1 for c in out if c["size"] == s) for s in SIZES}
     if counts != ROSTER_SIZES:

@@ -1,0 +1,246 @@
+"""``/api``: JSON REST for everything the pages do, the OpenAPI document, and the one Server-Sent
+Events stream ``/api/events`` (``state`` on every change of a match, ``frame`` for piece positions).
+
+Every handler validates its input and calls :mod:`webui.record`, :mod:`webui.boards` or the store;
+errors are raised as ``ValueError`` subclasses and become 4xx JSON in :mod:`webui.app`.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+
+from flask import Blueprint, Response, current_app, jsonify, request, send_file
+
+from rules.core import ENGINES
+from webui import boards, record
+from webui.app import get_frames, get_hub, get_store
+from webui.export import export_zip
+from webui.openapi import openapi_document
+from webui.record import InputError
+from webui.store import NotFound
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def body() -> dict:
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object as the request body")
+    return data
+
+
+def current_or_404() -> str:
+    mid = record.current_match_id(get_store())
+    if mid is None:
+        raise NotFound("no match on the table: start one (POST /api/matches) or resume one")
+    return mid
+
+
+# -- description ----------------------------------------------------------------------------------
+@bp.get("/openapi.json")
+def openapi():
+    return jsonify(openapi_document())
+
+
+@bp.get("/games")
+def games():
+    all_boards = boards.list_all(current_app.config["DATA_DIR"])
+    return jsonify({"games": [{"game": g, "boards": [b["ref"] for b in all_boards if b["game"] == g]} for g in ENGINES]})
+
+
+# -- boards ---------------------------------------------------------------------------------------
+@bp.get("/boards")
+def list_boards():
+    return jsonify({"boards": boards.list_all(current_app.config["DATA_DIR"])})
+
+
+@bp.get("/boards/<game>/<name>")
+def get_board(game, name):
+    board = boards.load(current_app.config["DATA_DIR"], f"{game}/{name}")
+    origin = next((b["origin"] for b in boards.list_all(current_app.config["DATA_DIR"]) if b["ref"] == f"{game}/{name}"), "shipped")
+    return jsonify({"ref": board.ref, "origin": origin, "summary": board.summary(), "board": board.raw})
+
+
+@bp.put("/boards/<game>/<name>")
+def put_board(game, name):
+    data = body()
+    if "board" not in data:
+        raise InputError("expected {\"board\": {...the board definition...}}")
+    board, _ = boards.save(current_app.config["DATA_DIR"], game, name, data["board"])
+    return jsonify({"ref": board.ref, "origin": "edited", "summary": board.summary(), "saved": True})
+
+
+# -- matches --------------------------------------------------------------------------------------
+@bp.get("/matches")
+def list_matches():
+    store = get_store()
+    return jsonify({"matches": store.matches(), "current": record.current_match_id(store)})
+
+
+@bp.post("/matches")
+def create_match():
+    data = body()
+    board = data.get("board")
+    if isinstance(board, str):
+        boards.load(current_app.config["DATA_DIR"], board)  # a clear 400 for an unknown board
+    match = record.start_match(get_store(), get_hub(), data.get("game"), board, data.get("setup"), data.get("title", ""))
+    return jsonify(match), 201
+
+
+@bp.get("/matches/<match_id>")
+def get_match(match_id):
+    store = get_store()
+    v = record.view(get_hub().replayed(store, match_id))
+    v["current"] = record.current_match_id(store) == match_id
+    return jsonify(v)
+
+
+@bp.delete("/matches/<match_id>")
+def delete_match(match_id):
+    store = get_store()
+    files = store.delete_match(match_id)
+    get_hub().forget(match_id)
+    get_hub().publish("deleted", {"match": match_id})
+    return jsonify({"deleted": match_id, "evidence_removed": len(files)})
+
+
+@bp.post("/matches/<match_id>/resume")
+def resume_match(match_id):
+    body()
+    return jsonify(record.resume(get_store(), get_hub(), match_id))
+
+
+@bp.get("/matches/<match_id>/log")
+def match_log(match_id):
+    store = get_store()
+    store.match(match_id)
+    after = request.args.get("after", "0")
+    if not after.isdigit():
+        raise InputError("after: expected a log sequence number")
+    return jsonify({"match": match_id, "rows": store.rows(match_id, int(after))})
+
+
+@bp.get("/matches/<match_id>/export.zip")
+def export_match(match_id):
+    import io
+
+    data = export_zip(get_store(), match_id)
+    return send_file(io.BytesIO(data), mimetype="application/zip", as_attachment=True,
+                     download_name=f"tableref-match-{match_id}.zip")
+
+
+@bp.post("/matches/<match_id>/actions")
+def post_action(match_id):
+    data = body()
+    v = record.record_action(get_store(), get_hub(), match_id, data.get("action"), data.get("kind", "action"),
+                             data.get("actor", ""))
+    return jsonify(v), 201
+
+
+@bp.post("/matches/<match_id>/undo")
+def post_undo(match_id):
+    data = body()
+    return jsonify(record.undo(get_store(), get_hub(), match_id, data.get("actor", ""), data.get("reason", ""))), 201
+
+
+@bp.get("/current")
+def current():
+    store = get_store()
+    mid = record.current_match_id(store)
+    if mid is None:
+        return jsonify({"match": None})
+    v = record.view(get_hub().replayed(store, mid))
+    v["current"] = True
+    return jsonify(v)
+
+
+# -- calls ----------------------------------------------------------------------------------------
+@bp.post("/calls")
+def post_call():
+    data = body()
+    verdict = data["verdict"] if "verdict" in data else data
+    match_id = data.get("match") if "verdict" in data and data.get("match") else current_or_404()
+    return jsonify(record.post_call(get_store(), get_hub(), match_id, verdict, data.get("actor", "referee") if "verdict" in data else "referee")), 201
+
+
+@bp.get("/calls")
+def list_calls():
+    store = get_store()
+    match_id = request.args.get("match") or current_or_404()
+    status = request.args.get("status", "pending")
+    if status not in ("pending", "all"):
+        raise InputError("status: expected pending or all")
+    rep = get_hub().replayed(store, match_id)
+    calls = rep.pending_calls() if status == "pending" else list(rep.calls.values())
+    return jsonify({"match": match_id, "calls": calls})
+
+
+@bp.get("/calls/<call_id>")
+def get_call(call_id):
+    store = get_store()
+    match_id = store.find_call(call_id)
+    return jsonify({"match": match_id, **get_hub().replayed(store, match_id).calls[call_id]})
+
+
+@bp.post("/calls/<call_id>/decision")
+def decide(call_id):
+    data = body()
+    return jsonify(record.decide(get_store(), get_hub(), call_id, data.get("decision"), data.get("who"),
+                                 data.get("reason", ""), data.get("action"))), 201
+
+
+# -- evidence and frames --------------------------------------------------------------------------
+@bp.post("/evidence")
+def post_evidence():
+    store = get_store()
+    match_id = request.args.get("match") or current_or_404()
+    eid = store.add_evidence(match_id, request.get_data(cache=False), request.mimetype)
+    return jsonify({"id": eid, "match": match_id}), 201
+
+
+@bp.get("/evidence/<evidence_id>")
+def get_evidence(evidence_id):
+    path, mime = get_store().evidence(evidence_id)
+    if not path.exists():
+        raise NotFound(f"evidence image {evidence_id} is recorded but its file is gone")
+    return send_file(path, mimetype=mime, max_age=3600)
+
+
+@bp.get("/frame")
+def frame_info():
+    return jsonify(get_frames().info())
+
+
+# -- the event stream -----------------------------------------------------------------------------
+@bp.get("/events")
+def events():
+    """SSE: first the current state, then every ``state`` / ``frame`` / ``deleted`` message."""
+    hub = get_hub()
+    store = get_store()
+    first = []
+    mid = record.current_match_id(store)
+    if mid is not None:
+        v = record.view(hub.replayed(store, mid))
+        v["current"] = True
+        import json
+
+        first.append(f"event: state\ndata: {json.dumps({**v, 'sent_t': time.time()}, separators=(',', ':'))}\n\n")
+    heartbeat = float(current_app.config["SSE_HEARTBEAT_S"])
+    q = hub.subscribe()
+
+    def stream():
+        try:
+            yield "retry: 1000\n\n"
+            for text in first:
+                yield text
+            while True:
+                try:
+                    yield q.get(timeout=heartbeat)
+                except queue.Empty:
+                    yield ": keep-alive\n\n"
+        finally:
+            hub.unsubscribe(q)
+
+    return Response(stream(), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

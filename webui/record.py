@@ -1,0 +1,272 @@
+"""What the API does to a match, as plain functions over a :class:`~webui.store.Store` and the
+:class:`~webui.hub.Hub`: start a match, record an action, undo, post a referee call, decide a call.
+The pages, the API and the demo driver all go through these, so there is one way in.
+
+Game logic stays in the engines: an action is validated by pushing it on the replayed game (and
+popped again) before it is appended; the state that everyone sees is replayed from the log.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rules.core import IllegalActionError, RulesError, engine_for
+from webui.hub import Hub
+from webui.store import NotFound, Replayed, Store, StoreError, check_id, new_game_for, new_id
+
+ANSWERS = ("yes", "no", "too_close")
+DECISIONS = ("confirm", "override", "dismiss")
+MIN_CONFIDENCE = 0.8  # a yes/no verdict below this is held for a person, like too_close
+MAX_LEGAL_SHOWN = 150
+MAX_TEXT = 500
+
+
+class InputError(StoreError):
+    """A request body that does not say what it should; the message names the field."""
+
+
+class ConflictError(StoreError):
+    """The request is well formed but not possible now (illegal action, call already decided)."""
+
+
+# -- matches ------------------------------------------------------------------------------------
+def start_match(store: Store, hub: Hub, game: Any, board: Any, setup: Any = None, title: Any = "") -> dict:
+    if not isinstance(game, str):
+        raise InputError("game: expected a game slug like 'dino-dunk'")
+    if not isinstance(board, str) or not board:
+        raise InputError("board: expected a board ref like 'dino-dunk/tropic-turf'")
+    setup = {} if setup is None else setup
+    if not isinstance(setup, dict):
+        raise InputError("setup: expected an object of new_game keyword arguments")
+    if not isinstance(title, str) or len(title) > 120:
+        raise InputError("title: expected text of at most 120 characters")
+    try:
+        engine_for(game).new_game(**setup)
+    except TypeError as exc:
+        raise InputError(f"setup: {exc}") from None
+    match = store.create_match(game, board, setup, title)
+    store.set_meta("current", match["id"])
+    publish_state(store, hub, match["id"])
+    return match
+
+
+def current_match_id(store: Store) -> str | None:
+    mid = store.get_meta("current")
+    if mid is None:
+        return None
+    try:
+        store.match(mid)
+    except NotFound:
+        return None
+    return mid
+
+
+def resume(store: Store, hub: Hub, match_id: str) -> dict:
+    match = store.match(match_id)
+    store.set_meta("current", match_id)
+    publish_state(store, hub, match_id)
+    return match
+
+
+# -- actions ------------------------------------------------------------------------------------
+def record_action(store: Store, hub: Hub, match_id: str, action: Any, kind: str = "action", actor: Any = "",
+                  call: str | None = None) -> dict:
+    """Validate ``action`` (an engine action dict) on the replayed game, append it, publish."""
+    if kind not in ("action", "fact"):
+        raise InputError("kind: expected 'action' (a player's choice) or 'fact' (the referee's)")
+    actor = _text(actor, "actor")
+    with hub.lock:
+        rep = hub.replayed(store, match_id)
+        _check_legal(rep, action)
+        data = {"action": action} if call is None else {"action": action, "call": call}
+        seq = store.append(match_id, kind, data, actor)
+        return publish_state(store, hub, match_id, seq=seq)
+
+
+def undo(store: Store, hub: Hub, match_id: str, actor: Any = "", reason: Any = "") -> dict:
+    actor, reason = _text(actor, "actor"), _text(reason, "reason")
+    with hub.lock:
+        rep = hub.replayed(store, match_id)
+        if not rep.game.move_stack:
+            raise ConflictError("nothing to undo")
+        seq = store.append(match_id, "undo", {"reason": reason}, actor)
+        return publish_state(store, hub, match_id, seq=seq)
+
+
+def _check_legal(rep: Replayed, action: Any) -> None:
+    if not isinstance(action, dict):
+        raise InputError("action: expected an object like {\"type\": \"Choose\", ...}")
+    try:
+        parsed = rep.game.action_from_dict(action)
+    except RulesError as exc:
+        raise InputError(f"action: {exc}") from None
+    try:
+        rep.game.push(parsed)
+    except IllegalActionError as exc:
+        raise ConflictError(f"illegal now: {exc}") from None
+    except RulesError as exc:
+        raise InputError(f"action: {exc}") from None
+    rep.game.pop()
+
+
+# -- calls --------------------------------------------------------------------------------------
+def parse_verdict(store: Store, data: Any) -> dict:
+    """Check a referee verdict dict: question, answer (yes / no / too_close), measured_mm,
+    threshold_mm, margin_mm, sigma_mm, confidence, evidence ({frames: [evidence ids], shapes: [...]}
+    or a list of ids), proposed_action, alternative_action."""
+    if not isinstance(data, dict):
+        raise InputError("verdict: expected an object")
+    q = data.get("question")
+    if not (isinstance(q, str) and q.strip() and len(q) <= MAX_TEXT):
+        raise InputError("verdict.question: expected the question asked, as text")
+    answer = data.get("answer")
+    if answer not in ANSWERS:
+        raise InputError(f"verdict.answer: expected one of {', '.join(ANSWERS)}, got {answer!r}")
+    out = {"question": q.strip(), "answer": answer}
+    for key in ("measured_mm", "threshold_mm", "margin_mm", "sigma_mm"):
+        value = data.get(key)
+        if value is not None and not _finite(value):
+            raise InputError(f"verdict.{key}: expected a number of mm or null, got {value!r}")
+        out[key] = None if value is None else float(value)
+    conf = data.get("confidence", 1.0)
+    if not (_finite(conf) and 0.0 <= conf <= 1.0):
+        raise InputError(f"verdict.confidence: expected a number from 0 to 1, got {conf!r}")
+    out["confidence"] = float(conf)
+    ev = data.get("evidence") or {}
+    if isinstance(ev, list):
+        ev = {"frames": ev}
+    if not isinstance(ev, dict):
+        raise InputError("verdict.evidence: expected {frames: [evidence ids], shapes: [...]} or a list of ids")
+    frames = ev.get("frames", [])
+    if not (isinstance(frames, list) and len(frames) <= 64):
+        raise InputError("verdict.evidence.frames: expected a list of at most 64 evidence ids")
+    for fid in frames:
+        try:
+            store.evidence(fid)
+        except NotFound as exc:
+            raise InputError(f"verdict.evidence.frames: {exc}; upload it first with POST /api/evidence") from None
+    shapes = ev.get("shapes", [])
+    if not (isinstance(shapes, list) and len(shapes) <= 100 and all(isinstance(s, dict) for s in shapes)):
+        raise InputError("verdict.evidence.shapes: expected a list of at most 100 objects (mat mm)")
+    out["evidence"] = {"frames": list(frames), "shapes": shapes}
+    for key in ("proposed_action", "alternative_action"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise InputError(f"verdict.{key}: expected an engine action object or null")
+        out[key] = value
+    return out
+
+
+def post_call(store: Store, hub: Hub, match_id: str, verdict: Any, actor: Any = "referee") -> dict:
+    """Record a referee call. A too-close or low-confidence call waits for a person; a confident one
+    is applied at once (its proposed action appended as a fact), unless that action is not legal
+    now, in which case it waits too, with the reason."""
+    verdict = parse_verdict(store, verdict)
+    actor = _text(actor, "actor") or "referee"
+    cid = new_id()
+    with hub.lock:
+        rep = hub.replayed(store, match_id)
+        held = verdict["answer"] == "too_close" or verdict["confidence"] < MIN_CONFIDENCE
+        note = ""
+        rows = []
+        if not held and verdict["proposed_action"] is not None:
+            try:
+                _check_legal(rep, verdict["proposed_action"])
+            except StoreError as exc:
+                held, note = True, f"the proposed action cannot be applied: {exc}"
+        status = "pending" if held else "applied"
+        rows.append(("call", {"id": cid, "verdict": verdict, "status": status, "note": note}, actor))
+        if not held and verdict["proposed_action"] is not None:
+            rows.append(("fact", {"action": verdict["proposed_action"], "call": cid}, actor))
+        seqs = store.append_many(match_id, rows)
+        publish_state(store, hub, match_id, seq=seqs[-1])
+        return {"id": cid, "status": status, "note": note, "match": match_id}
+
+
+def decide(store: Store, hub: Hub, call_id: str, decision: Any, who: Any, reason: Any = "", action: Any = None) -> dict:
+    """Settle a pending call: ``confirm`` applies its proposed action, ``override`` applies
+    ``action`` (or the verdict's alternative_action, or nothing), ``dismiss`` applies nothing. A
+    too-close call needs a reason; every decision needs who made it."""
+    check_id(call_id, "call")
+    if decision not in DECISIONS:
+        raise InputError(f"decision: expected one of {', '.join(DECISIONS)}, got {decision!r}")
+    who, reason = _text(who, "who"), _text(reason, "reason")
+    if not who:
+        raise InputError("who: say who decides (a name or role)")
+    match_id = store.find_call(call_id)
+    with hub.lock:
+        rep = hub.replayed(store, match_id)
+        call = rep.calls[call_id]
+        if call["status"] != "pending":
+            raise ConflictError(f"call {call_id} is already {call['status']}")
+        if call["verdict"]["answer"] == "too_close" and not reason:
+            raise InputError("reason: a too-close call needs the reason for the decision")
+        verdict = call["verdict"]
+        if decision == "confirm":
+            applied = verdict["proposed_action"]
+        elif decision == "override":
+            applied = action if action is not None else verdict["alternative_action"]
+        else:
+            applied = None
+        if applied is not None:
+            _check_legal(rep, applied)
+        kind = "override" if decision == "override" else "decision"
+        status = {"confirm": "confirmed", "override": "overridden", "dismiss": "dismissed"}[decision]
+        rows = [(kind, {"call": call_id, "decision": status, "reason": reason, "action": applied}, who)]
+        if applied is not None:
+            rows.append(("fact", {"action": applied, "call": call_id}, who))
+        seqs = store.append_many(match_id, rows)
+        publish_state(store, hub, match_id, seq=seqs[-1])
+        return {"id": call_id, "status": status, "applied": applied, "match": match_id}
+
+
+# -- views --------------------------------------------------------------------------------------
+def view(rep: Replayed) -> dict:
+    """Everything a page shows about a match, JSON-able."""
+    g = rep.game
+    try:
+        legal = g.legal_actions()
+    except RulesError:
+        legal = []
+    outcome = g.outcome()
+    summary = g.summary() if hasattr(g, "summary") else ""
+    return {
+        "match": rep.match, "seq": rep.seq, "game": rep.match["game"], "board": rep.match["board"],
+        "state": g.state, "summary": summary, "outcome": outcome.to_dict() if outcome else None,
+        "legal": [g.action_to_dict(a) for a in legal[:MAX_LEGAL_SHOWN]], "legal_count": len(legal),
+        "pending": rep.pending_calls(), "last_call": rep.calls.get(rep.last_call) if rep.last_call else None,
+        "events": rep.events[-20:], "problems": rep.problems, "can_undo": bool(g.move_stack),
+        "calls": list(rep.calls.values())[-50:],
+    }
+
+
+def publish_state(store: Store, hub: Hub, match_id: str, seq: int | None = None) -> dict:
+    rep = hub.replayed(store, match_id)
+    v = view(rep)
+    v["current"] = current_match_id(store) == match_id
+    hub.publish("state", v)
+    return v
+
+
+def fresh_replay(store: Store, match_id: str) -> Replayed:
+    """Replay from scratch, bypassing every cache (what a restart does)."""
+    from webui.store import replay_rows
+
+    return replay_rows(store.match(match_id), store.rows(match_id))
+
+
+def _text(value: Any, name: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        raise InputError(f"{name}: expected text of at most {MAX_TEXT} characters")
+    return value.strip()
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+__all__ = ["start_match", "resume", "record_action", "undo", "post_call", "decide", "view", "publish_state",
+           "current_match_id", "parse_verdict", "fresh_replay", "InputError", "ConflictError", "new_game_for"]

@@ -215,11 +215,11 @@ def test_a_full_shelter_turns_over_and_moves_the_hunter_back():
     turn(g, "red", "broken")    # → 5
     assert g.state["hunter"] == 5
     turn(g, "blue", "whole", (0, 0))
-    events_before = g.state["hunter"]
+    hunter_before = g.state["hunter"]
     g.push(Landed((("red", "whole"),)))
     events = g.push(PlaceEgg("red", 0, 1))  # shelter 0 (back 1) is full
     assert g.state["shelters"][0]["flipped"]
-    assert g.state["hunter"] == events_before - 1
+    assert g.state["hunter"] == hunter_before - 1
     full = [e for e in events if e.kind == "shelter_full"][0]
     assert full.data == {"shelter": 0, "back": 1, "hunter_from": 5, "hunter_to": 4}
     # a turned-over shelter offers no slot

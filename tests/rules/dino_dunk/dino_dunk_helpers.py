@@ -36,8 +36,10 @@ def skip_offers(game):
     """Decline every optional ability offered now."""
     from rules.dino_dunk import Skip
 
+    kinds = []
     while game.offers() and not any(o["required"] for o in game.offers()):
-        game.push(Skip())
+        kinds += [e.kind for e in game.push(Skip())]
+    return kinds
 
 
 def move(game, piece, result=None):
@@ -47,8 +49,7 @@ def move(game, piece, result=None):
     game.push(Activate(piece, "move"))
     skip_offers(game)
     kinds = [e.kind for e in game.push(result or MoveResult())]
-    skip_offers(game)
-    return kinds
+    return kinds + skip_offers(game)
 
 
 def quiet_turn(game):

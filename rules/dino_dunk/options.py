@@ -1,5 +1,15 @@
 """Options: one per ambiguity of the rulebook, each with the rulebook's words and the default chosen.
 
+Choices fixed in the code (not options), each commented where it is made:
+- a disc that touched the ball but ended out of bounds does not gain it (resolve.resolve_move);
+- a Dunk is not a Move action, so it commits no foul (DunkResult has no "struck" facts);
+- a Dunk whose disc leaves the mat with the ball on top is a turnover, like a carrier moving out;
+- free actions from abilities are offered only to the team whose turn it is (a Brontosaurus that
+  intercepts on the opponent's turn gets no Tail Whip), except the fouled shot;
+- declining the fouled shot of a shooting foul counts as a miss (two foul shots);
+- a fouled-out dinosaur returns at the end of the next turn of its team *after* the turn of the foul;
+- both sides may field the same team's cards (the rulebook's own Harry/Alice example does).
+
 Options are plain JSON values stored in ``state["options"]``; ``new_game(options={...})`` overrides
 them. Unknown keys and values outside ``CHOICES`` are rejected.
 """
@@ -51,11 +61,17 @@ DEFAULTS = {
     # perform a Move action". True: the dinosaur must be able to Shoot (ball in possession, Shoot on
     # its card). False: possession is enough.
     "layup_requires_shoot_action": True,
+    # Ball Call: "At the end of the pass, if this dinosaur does not possess the ball, the ball is
+    # considered a loose ball." When another dinosaur catches that pass: "loose" (literal: loose ball
+    # whoever caught it) or "as_pass" (the Pass rules apply: a friendly catch keeps it, a defensive
+    # catch is a turnover); either way the Shoot is cancelled. A pass out of bounds stays a turnover.
+    "ball_call_caught_by_other": "loose",
 }
 
 CHOICES = {
     "three_point_judged_by": ("centre", "whole_disc", "any_part"),
     "out_of_bounds_reset": ("step7", "full"),
+    "ball_call_caught_by_other": ("loose", "as_pass"),
 }
 
 VARIANTS = ("exhibition", "backboard", "layup")

@@ -163,7 +163,7 @@ def resolve_pass(game, frame, fact):
                             "- a caught pass is not out of bounds")
         if fact.automatic and game.side_of(catcher) != side:
             raise RuleViolation("Pass: only a friendly dinosaur can gain possession automatically")
-        if ball_call_for and catcher != ball_call_for:
+        if ball_call_for and catcher != ball_call_for and st["options"]["ball_call_caught_by_other"] == "loose":
             _ball_call_loose(game, ball_call_for)
             frame["stage"] = "done"
             return None

@@ -113,7 +113,8 @@ SETUPS = st.sampled_from([
     {"options": {"out_of_bounds_reset": "full", "friendly_strike_is_foul": False,
                  "fouled_out_return_on_reset": False, "clock_counts_steal_turn": False,
                  "struck_out_of_bounds_cannot_act": True, "swift_swimming_mandatory": True,
-                 "fouled_shot_uses_card_actions": False, "layup_requires_shoot_action": False},
+                 "fouled_shot_uses_card_actions": False, "layup_requires_shoot_action": False,
+                 "ball_call_caught_by_other": "as_pass", "three_point_judged_by": "whole_disc"},
      "variants": ["layup"]},
 ])
 

@@ -91,3 +91,14 @@ def test_fouled_shot_any_action_option():
     assert game.offers()[0]["choices"] == ["shoot", "dunk"]
     game.push(UseAbility("home:velociraptor", "shooting_foul", choice="dunk"))
     assert game.pending()["expects"] == "DunkResult"
+
+
+def test_ball_call_caught_by_other_as_pass_option():
+    game = start(carrier="away:mauisaurus", options={"ball_call_caught_by_other": "as_pass"})
+    game.push(Activate("away:parasaurolophus", "shoot"))
+    game.push(UseAbility("away:parasaurolophus", "ball_call", target="away:mauisaurus"))
+    from rules.dino_dunk import PassResult
+
+    kinds = play(game, PassResult(caught_by="home:stegosaurus"))
+    assert "turnover" in kinds and "shot_cancelled" in kinds
+    assert game.state["ball"]["carrier"] == "home:stegosaurus" and game.state["offense"] == "home"

@@ -25,7 +25,7 @@ def rng_for(state: dict) -> random.Random:
 def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None, variant="standard",
                 challengers=None, seed=0, dice="engine", first_player=0, cards=None, layout=None,
                 hands=None, deck_top=None, positions=None, boost=None, traps=None, charm_tiles=None,
-                power_deck_top=None, charm_deck_top=None) -> dict:
+                power_deck_top=None, charm_deck_top=None, taken=None) -> dict:
     players = list(players)
     if not 1 <= len(players) <= 9:
         raise SetupError("Setup: Dodo Dash is for 1 to 9 players")
@@ -144,6 +144,12 @@ def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None,
         })
     if positions:
         raise SetupError(f"setup positions: unknown racers {sorted(positions)}")
+    for hunter, preys in (taken or {}).items():  # Treasure Hunt mid-game: tokens already taken
+        if variant != "treasure" or hunter not in ids or any(p not in ids or p == hunter for p in preys):
+            raise SetupError("setup taken: {hunter: [prey, ...]} between Treasure Hunt players")
+        for prey in preys:
+            state["racers"][ids.index(hunter)]["taken"].append(prey)
+            state["racers"][ids.index(prey)]["tokens"] -= 1
 
     # Dodo-Idol Power deck (Setup 7); Treasure Hunt: each player takes a random one.
     pdeck = [p["id"] for p in cat["powers"]]

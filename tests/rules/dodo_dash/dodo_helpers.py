@@ -1,0 +1,36 @@
+"""Small factories for the Dodo Dash tests."""
+
+from rules.dodo_dash import EndReactions, new_game
+
+# A plain loop with no special hexes, for rules that have nothing to do with the board.
+PLAIN = {"loop": True, "hexes": 36}
+
+
+def plain_game(players=("A", "B", "C"), **kw):
+    kw.setdefault("layout", dict(PLAIN))
+    kw.setdefault("seed", 7)
+    return new_game(players=list(players), **kw)
+
+
+def pos(game, pid):
+    return game.racer(pid)["pos"]
+
+
+def hand(game, pid):
+    return sorted(game.racer(pid)["hand"])
+
+
+def kinds(events):
+    return [e.kind for e in events]
+
+
+def close_windows(game):
+    """Push EndReactions while a Reaction window is open."""
+    while game.pending and game.pending["kind"] == "reactions":
+        game.push(EndReactions())
+
+
+def movement_total(game):
+    st = game.state
+    return (len(st["deck"]) + len(st["discard"]) + len(st["in_play"])
+            + sum(len(R["hand"]) for R in st["racers"]) + sum(1 for c in st["played"] if c))

@@ -1,0 +1,258 @@
+"""The right answers, computed from exact geometry in **mat mm** (shapely / closed forms), never from
+images.
+
+Per frame (:func:`frame_truth`): each piece's base centre (mat mm), height, z, moving or at rest,
+attributes, and, when the frame was rendered, its image px base centre, visible fraction and bbox
+(taken from the renderer's per-piece truth). Per scenario (:func:`scenario_truth`): the contact log,
+events, settle time, the overlap of each piece with each region, edge-to-edge distances, and the
+game's answers (score, points, first dinosaur struck, fouls and chains, Dodo Dash hits and first hit,
+Morris egg faces, Dogo Dash revealed cards), plus near-miss margins.
+
+Signed margins: :func:`region_margin` is how far (mm) a piece overlaps a region (> 0) or how far it
+is from touching it (< 0): the distance the piece would have to move to change the answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sim.physics import causal_tree, chain_to, touched
+from sim.scene import PieceState, Scene
+
+CIRCLE_QUAD_SEGS = 64  # a footprint circle as a 256-gon (chord error < 0.002 mm for r = 25 mm)
+SKIP_REGION_KINDS = ("cell",)
+
+
+def footprint(p: PieceState):
+    """The piece's footprint on the mat: a shapely polygon in mat mm (disc or rotated rectangle)."""
+    from shapely import affinity, box
+    from shapely.geometry import Point
+
+    if p.size and (p.radius <= 0 or p.kind in ("log", "backboard", "card", "character-card")):
+        length, width = float(p.size[0]), float(p.size[1])
+        geom = box(p.x - length / 2, p.y - width / 2, p.x + length / 2, p.y + width / 2)
+        return affinity.rotate(geom, p.angle_deg, origin=(p.x, p.y)) if p.angle_deg else geom
+    return Point(p.x, p.y).buffer(p.radius, quad_segs=CIRCLE_QUAD_SEGS)
+
+
+def region_margin(p: PieceState, region_geom) -> float:
+    """Signed mm: > 0 the piece overlaps the region by that depth, < 0 the gap to it. For a disc this
+    is exact: r - distance(centre, region) when the centre is outside, r + distance(centre, boundary)
+    when inside."""
+    from shapely.geometry import Point
+
+    if p.size and (p.radius <= 0 or p.kind in ("log", "backboard", "card", "character-card")):
+        fp = footprint(p)
+        if fp.intersects(region_geom) and fp.intersection(region_geom).area > 0:
+            return float(fp.intersection(region_geom).area ** 0.5)  # no closed form: sqrt(area) as a scale
+        return -float(fp.distance(region_geom))
+    c = Point(p.x, p.y)
+    if region_geom.contains(c):
+        return p.radius + float(region_geom.boundary.distance(c))
+    return p.radius - float(region_geom.distance(c))
+
+
+def overlaps(scene: Scene, board, pieces: list | None = None) -> dict:
+    """id -> region name -> {"overlaps": bool, "margin_mm": signed, "area_mm2": intersection area}
+    for every on-mat piece (``pieces`` ids, default all) and every region but grid cells."""
+    out = {}
+    for p in scene.pieces:
+        if pieces is not None and p.id not in pieces:
+            continue
+        if p.z > 0 and not p.attributes.get("carried_by"):
+            continue
+        fp = footprint(p)
+        row = {}
+        for name, region in board.regions.items():
+            if region.kind in SKIP_REGION_KINDS:
+                continue
+            margin = region_margin(p, region.geometry)
+            area = float(fp.intersection(region.geometry).area) if margin > -1e-9 else 0.0
+            row[name] = {"overlaps": bool(margin > 0 and area > 0), "margin_mm": round(margin, 4), "area_mm2": round(area, 3)}
+        out[p.id] = row
+    return out
+
+
+def edge_distance(a: PieceState, b: PieceState) -> float:
+    """Edge-to-edge distance in mm (negative: overlap depth for two discs; 0 for touching boxes)."""
+    round_a = not (a.size and (a.radius <= 0 or a.kind in ("log", "backboard", "card", "character-card")))
+    round_b = not (b.size and (b.radius <= 0 or b.kind in ("log", "backboard", "card", "character-card")))
+    if round_a and round_b:
+        return math.hypot(a.x - b.x, a.y - b.y) - a.radius - b.radius
+    return float(footprint(a).distance(footprint(b)))
+
+
+def edge_distances(scene: Scene, ids: list | None = None) -> dict:
+    """{"ids": [...], "mm": n x n nested list} of edge-to-edge distances between pieces."""
+    pieces = [p for p in scene.pieces if ids is None or p.id in ids]
+    mm = [[0.0 if a is b else round(edge_distance(a, b), 4) for b in pieces] for a in pieces]
+    return {"ids": [p.id for p in pieces], "mm": mm}
+
+
+def frame_truth(scene: Scene, render_truth: dict | None = None) -> dict:
+    """One frame's truth: t and, per piece, base centre (mat mm), z, height, moving, attributes, and
+    from ``render_truth`` (the renderer's id -> {image px of base centre, visible fraction, bbox})."""
+    rows = []
+    for p in scene.pieces:
+        row = {"id": p.id, "kind": p.kind, "x_mm": round(p.x, 4), "y_mm": round(p.y, 4), "z_mm": round(p.z, 4),
+               "height_mm": p.height, "radius_mm": p.radius, "size_mm": list(p.size), "angle_deg": round(p.angle_deg, 4),
+               "moving": p.moving, "attributes": dict(p.attributes)}
+        if render_truth and p.id in render_truth:
+            rt = render_truth[p.id]
+            rt = rt if isinstance(rt, dict) else getattr(rt, "__dict__", {})
+            for k, v in rt.items():
+                row[k] = _jsonable(v)
+        rows.append(row)
+    return {"t": scene.t, "pieces": rows}
+
+
+def _jsonable(v):
+    if hasattr(v, "tolist"):
+        return v.tolist()
+    if isinstance(v, tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, float):
+        return round(v, 4)
+    return v
+
+
+# --- per game answers ------------------------------------------------------------------------------
+
+
+def _is_disc(pid: str, scene: Scene) -> bool:
+    p = scene.by_id().get(pid)
+    return p is not None and p.kind.startswith("disc-")
+
+
+def dino_dunk_answers(scn, board) -> dict:
+    meta = scn.meta
+    final = scn.final
+    by_id = final.by_id()
+    contacts = scn.run.contacts
+    outs = scn.run.out_of_bounds()
+    ans: dict = {"out_of_bounds": sorted(outs)}
+    actor = meta.get("actor")
+    action = meta.get("action")
+    if actor:
+        ans["touched"] = touched(contacts, actor)
+        ans["first_touch"] = ans["touched"][0] if ans["touched"] else None
+        static = {p.id for p in final.pieces if p.attributes.get("static")}
+        tree = causal_tree(contacts, actor, static)
+        ans["chains"] = {pid: chain_to(tree, pid) for pid in tree if len(chain_to(tree, pid)) > 2}
+    zone_name = meta.get("target_zone")
+    ball = by_id.get("ball")
+    if zone_name and ball is not None:
+        zone = board.region(zone_name).geometry
+        ans["ball_zone_margin_mm"] = round(region_margin(ball, zone), 4)
+        ans["ball_overlaps_zone"] = ans["ball_zone_margin_mm"] > 0 and "ball" not in outs
+    if action == "shoot":
+        tp = meta.get("three_point_region")
+        shooter = scn.initial.by_id()[actor]
+        outside = True if not tp else region_margin(shooter, board.region(tp).geometry) <= 0
+        ans["shooter_outside_three_point"] = outside
+        scored = ans.get("ball_overlaps_zone", False)
+        ans["result"] = "turnover" if "ball" in outs else ("score" if scored else "loose-ball")
+        ans["points"] = (3 if outside else 2) if ans["result"] == "score" else 0
+    elif action == "pass":
+        discs = {p.id for p in final.pieces if p.kind.startswith("disc-")} - {actor}
+        first = next((c.b if c.a == "ball" else c.a for c in contacts
+                      if "ball" in (c.a, c.b) and (c.b if c.a == "ball" else c.a) in discs), None)
+        ans["first_struck_by_ball"] = first
+        if first is not None:
+            same = first.split(":")[0] == meta["offense"]
+            ans["result"] = "caught" if same else "turnover"
+        else:
+            ans["result"] = "turnover" if "ball" in outs else "loose-ball"
+    elif action == "dunk":
+        carrier = meta["carrier"]
+        still_on = bool(by_id["ball"].attributes.get("carried_by") == carrier)
+        fell = [e for e in scn.run.events if e.kind == "ball-fell"]
+        cm = region_margin(by_id[carrier], board.region(zone_name).geometry)
+        ans.update(ball_on_top=still_on, ball_fell_at_s=fell[0].t if fell else None, carrier_zone_margin_mm=round(cm, 4),
+                   carrier_overlaps_zone=cm > 0)
+        if carrier in outs:
+            ans["result"] = "turnover"
+        elif not still_on:
+            ans["result"] = "loose-ball"
+        else:
+            ans["result"] = "dunk" if cm > 0 else "retains"
+        ans["points"] = 2 if ans["result"] == "dunk" else 0
+    carrier = meta.get("carrier")
+    if action == "move" and actor and carrier and carrier != actor:
+        disc_contacts = [c for c in contacts if _is_disc(c.a, final) and _is_disc(c.b, final)]
+        tree = causal_tree(disc_contacts, actor)
+        struck = carrier in tree
+        path = chain_to(tree, carrier)
+        mover_side = actor.split(":")[0]
+        ans["carrier_struck"] = struck
+        ans["carrier_chain"] = path
+        ans["foul"] = struck and mover_side != meta.get("offense")
+        ans["stunned"] = struck and mover_side == meta.get("offense")
+        ans["gained_ball"] = "ball" in touched(contacts, actor) and not struck
+    if meta.get("near_miss") == "card-gap":
+        d = edge_distance(by_id[actor], by_id[meta["target_piece"]])
+        ans["edge_gap_mm"] = round(d, 4)
+        ans["within_card_length"] = d <= meta["card_mm"]
+        ans["margin_mm"] = round(meta["card_mm"] - d, 4)
+    elif meta.get("near_miss") == "zone-edge":
+        ans["margin_mm"] = ans.get("ball_zone_margin_mm")
+    return ans
+
+
+def dodo_dash_answers(scn, board) -> dict:
+    meta = scn.meta
+    proj = meta["projectile_id"]
+    racers = {p.id for p in scn.final.pieces if p.kind == "racer"}
+    hit_order = [pid for pid in touched(scn.run.contacts, proj) if pid in racers]
+    first_only = bool(meta.get("first_hit_only"))
+    hits = hit_order[:1] if first_only else hit_order
+    landed = [e for e in scn.run.events if e.kind == "landed" and e.piece == proj]
+    return {"touched_racers": hit_order, "hits": hits, "first_hit": hit_order[0] if hit_order else None,
+            "landed_on": [c.b if c.a == proj else c.a for c in scn.run.contacts if c.kind == "landing" and proj in (c.a, c.b)],
+            "landed_at_s": landed[0].t if landed else None, "out_of_bounds": sorted(scn.run.out_of_bounds()),
+            "projectile": meta["projectile"], "thrower": meta.get("thrower")}
+
+
+def morris_answers(scn, board) -> dict:
+    eggs = [p for p in scn.final.pieces if p.kind == "egg"]
+    landing = board.regions_of_kind("landing")
+    out = {"eggs": {p.id: {"face": p.attributes.get("face"), "colour": p.attributes.get("colour")} for p in eggs}}
+    if landing:
+        out["in_landing_area"] = {p.id: region_margin(p, landing[0].geometry) > 0 for p in eggs}
+        out["landing_margin_mm"] = {p.id: round(region_margin(p, landing[0].geometry), 4) for p in eggs}
+    out["broken"] = sorted(p.id for p in eggs if p.attributes.get("face") == "broken")
+    out["whole"] = sorted(p.id for p in eggs if p.attributes.get("face") == "whole")
+    return out
+
+
+def dogo_dash_answers(scn, board) -> dict:
+    cards = [p for p in scn.final.pieces if p.kind == "card"]
+    seat_of = {}
+    for p in cards:
+        seat_of[p.attributes.get("seat")] = p
+    out = {"revealed": {seat: p.attributes.get("card") for seat, p in seat_of.items() if p.attributes.get("face_up")},
+           "reveal_at_s": scn.meta.get("reveal_at_s")}
+    # each card's overlap with its seat zone (a card pushed outside its zone is a referee question)
+    out["seat_margin_mm"] = {seat: round(float(footprint(p).intersection(board.region(seat).geometry).area / footprint(p).area), 4)
+                             for seat, p in seat_of.items() if seat in board.regions}
+    return out
+
+
+ANSWERS = {"dino-dunk": dino_dunk_answers, "dodo-dash": dodo_dash_answers, "morris": morris_answers,
+           "dogo-dash": dogo_dash_answers}
+
+
+def scenario_truth(scn, board) -> dict:
+    """The whole ground truth of a :class:`sim.scenarios.common.Scenario` (JSON-able)."""
+    final = scn.final
+    on_mat = [p.id for p in final.pieces if not p.attributes.get("static")]
+    return {
+        "game": scn.game, "board": scn.board, "kind": scn.kind, "seed": scn.seed, "meta": scn.meta,
+        "settle_time_s": scn.run.settle_time,
+        "contacts": [c.to_dict() for c in scn.run.contacts],
+        "events": [e.to_dict() for e in scn.run.events],
+        "final": [frame_truth(final)["pieces"]][0],
+        "overlaps": overlaps(final, board, on_mat),
+        "edge_distances": edge_distances(final, on_mat),
+        "answers": ANSWERS.get(scn.game, lambda s, b: {})(scn, board),
+    }

@@ -237,8 +237,26 @@ def view(rep: Replayed) -> dict:
         "legal": [g.action_to_dict(a) for a in legal[:MAX_LEGAL_SHOWN]], "legal_count": len(legal),
         "pending": rep.pending_calls(), "last_call": rep.calls.get(rep.last_call) if rep.last_call else None,
         "events": rep.events[-20:], "problems": rep.problems, "can_undo": bool(g.move_stack),
-        "calls": list(rep.calls.values())[-50:],
+        "calls": list(rep.calls.values())[-50:], "extras": _extras(g),
     }
+
+
+def _extras(g) -> dict:
+    """What an engine offers beyond ``state`` through its public methods (what it waits for, who
+    can act, its constants), for the game panel."""
+    out = {}
+    if callable(getattr(g, "pending", None)):
+        try:
+            out["waiting"] = g.pending()
+        except (RulesError, KeyError, TypeError):
+            out["waiting"] = None
+    if callable(getattr(g, "can_act", None)) and isinstance(g.state.get("pieces"), dict):
+        out["can_act"] = sorted(p for p in g.state["pieces"] if g.can_act(p))
+    module = engine_for(g.GAME)
+    for name in ("SHOT_CLOCK_TURNS", "HAND_SIZE"):
+        if hasattr(module, name):
+            out[name.lower()] = getattr(module, name)
+    return out
 
 
 def publish_state(store: Store, hub: Hub, match_id: str, seq: int | None = None) -> dict:

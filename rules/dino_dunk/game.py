@@ -67,7 +67,8 @@ class Game(GameBase):
 
     def pending(self) -> dict:
         """What the game waits for: ``{"kind", "side", ...}``; kind is one of "roster", "flip",
-        "carrier", "placement", "activation", "ability", "fact", "over"."""
+        "carrier", "placement", "activation", "ability", "fact", "over". For a fact, ``side`` is the
+        side whose flick it is, ``expects`` the fact class name."""
         st = self.state
         phase = st["phase"]
         if phase == "over":
@@ -86,8 +87,9 @@ class Game(GameBase):
         if top is None:
             return {"kind": "activation", "side": st["turn"]["side"]}
         if top["stage"] == "result":
+            side = self.side_of(top["piece"]) if top["piece"] else top["context"]["shooting_side"]
             return {"kind": "fact", "expects": FACT_FOR[top["action"]].__name__, "piece": top["piece"],
-                    "action": top["action"], "side": None}
+                    "action": top["action"], "side": side}
         return {"kind": "ability", "offers": top["offers"], "side": self._offer_side(top)}
 
     def _offer_side(self, frame) -> str | None:

@@ -115,7 +115,7 @@ def test_ball_call_shoot_without_the_ball():
     assert game.pending()["piece"] == "away:mauisaurus" and game.pending()["expects"] == "PassResult"
     game.push(PassResult(caught_by="away:parasaurolophus"))
     assert game.pending() == {"kind": "fact", "expects": "ShotResult", "piece": "away:parasaurolophus",
-                              "action": "shoot", "side": None}
+                              "action": "shoot", "side": "away"}
     play(game, ShotResult(overlaps_zone=True, shooter_outside_three=True))
     assert game.state["score"]["away"] == 3
 

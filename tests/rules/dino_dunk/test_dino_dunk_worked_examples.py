@@ -34,7 +34,7 @@ def test_alice_brontosaurus_and_triceratops_turn():
     assert [(o["piece"], o["ability"]) for o in game.offers()] == [("home:brontosaurus", "tail_whip")]
     game.push(UseAbility("home:brontosaurus", "tail_whip"))
     assert game.pending() == {"kind": "fact", "expects": "PassResult", "piece": "home:brontosaurus",
-                              "action": "pass", "side": None}
+                              "action": "pass", "side": "home"}
     assert st["stack"][-1]["free"] is True
     kinds = play(game, PassResult(caught_by="home:stegosaurus"))
     assert st["ball"]["carrier"] == "home:stegosaurus"

@@ -21,7 +21,7 @@ from .cards import SIZE_RANK
 SHORT, LONG = "one short card length", "one long card length"
 
 
-def _offer(piece, ability, targets=(), choices=(), required=False) -> dict:
+def make_offer(piece, ability, targets=(), choices=(), required=False) -> dict:
     return {"piece": piece, "ability": ability, "targets": list(targets), "choices": list(choices),
             "required": bool(required)}
 
@@ -49,7 +49,7 @@ class _Placement(Ability):
 
     def before(self, game, frame):
         if frame["action"] in self.timing and not frame["context"].get("fouled_shot"):
-            return _offer(frame["piece"], self.name)
+            return make_offer(frame["piece"], self.name)
         return None
 
     def use(self, game, offer, action):
@@ -101,7 +101,7 @@ class TailFake(_Placement):
     def after(self, game, frame, ctx):
         for pid in (ctx.get("gained_by"), ctx.get("received_by")):
             if pid and game.has_ability(pid, self.name) and game.piece(pid)["status"] == "on_mat":
-                return _offer(pid, self.name)
+                return make_offer(pid, self.name)
         return None
 
 
@@ -113,7 +113,7 @@ class TailGuard(Ability):
 
     def after(self, game, frame, ctx):
         if frame["action"] == "move" and frame["piece"] and not ctx.get("removed"):
-            return _offer(frame["piece"], self.name)
+            return make_offer(frame["piece"], self.name)
         return None
 
     def use(self, game, offer, action):
@@ -135,7 +135,7 @@ class BallCall(Ability):
         carrier = game.state["ball"]["carrier"]
         if carrier and carrier != pid and game.side_of(carrier) == game.side_of(pid) and game.can_act(carrier):
             # Without the ball the Shoot can only happen through the free Pass: required then.
-            return _offer(pid, self.name, targets=[carrier], required=True)
+            return make_offer(pid, self.name, targets=[carrier], required=True)
         return None
 
     def use(self, game, offer, action):
@@ -157,7 +157,7 @@ class _FreeAction(Ability):
         choices = [a for a in self.free if a == "move" or game.state["ball"]["carrier"] == pid]
         if not choices:
             return None
-        return _offer(pid, self.name, choices=choices if len(choices) > 1 else ())
+        return make_offer(pid, self.name, choices=choices if len(choices) > 1 else ())
 
     def use(self, game, offer, action):
         what = action.choice or (offer["choices"][0] if offer["choices"] else self.free[0])
@@ -212,7 +212,7 @@ class BoxingOut(Ability):
         targets = [t for t in ctx.get("struck", ())
                    if game.side_of(t) != game.side_of(pid) and game.piece(t)["status"] == "on_mat"
                    and SIZE_RANK[game.piece(t)["size"]] <= mine]
-        return _offer(pid, self.name, targets=targets) if targets else None
+        return make_offer(pid, self.name, targets=targets) if targets else None
 
     def use(self, game, offer, action):
         game.emit("placed", ability=self.name, piece=action.target, token=action.target,

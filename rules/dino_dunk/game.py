@@ -253,7 +253,7 @@ class Game(GameBase):
         frame = {"piece": carrier, "action": "shooting_foul", "free": True, "source": "shooting_foul",
                  "stage": "before", "offers": [], "context": {"fouling_side": fouling_side}}
         if choices:
-            frame["offers"] = [abilities._offer(carrier, "shooting_foul", choices=choices)]
+            frame["offers"] = [abilities.make_offer(carrier, "shooting_foul", choices=choices)]
             self.state["stack"].append(frame)
         else:
             self.start_foul_shots(2, self.side_of(carrier), fouling_side)
@@ -335,11 +335,11 @@ class Game(GameBase):
                 return
             if top["stage"] == "done":
                 st["stack"].pop()
-                self._child_done(top)
                 continue
             if top["stage"] == "before" and not top["offers"]:
                 if top["action"] == "shoot" and st["ball"]["carrier"] != top["piece"]:
-                    top["stage"] = "done"  # Ball Call failed: no shot without the ball
+                    # Ball Call's free pass did not reach this dinosaur: no Shoot without the ball.
+                    top["stage"] = "done"
                     self.emit("shot_cancelled", piece=top["piece"], rule="Ball Call")
                     continue
                 top["stage"] = "result"
@@ -348,13 +348,6 @@ class Game(GameBase):
                 top["stage"] = "done"
                 continue
             return
-
-    def _child_done(self, frame: dict) -> None:
-        parent = self.top()
-        if parent is None or not frame["context"].get("ball_call_for"):
-            return
-        # Ball Call: the Shoot goes on only if the Parasaurolophus now has the ball (checked when the
-        # parent's "before" window empties, in _continue).
 
     # -- dispatch -------------------------------------------------------------------------------
     def _apply(self, action) -> list[Event]:

@@ -1,0 +1,81 @@
+"""Naming pieces of an Observation and gathering what the calls take: (n, 2) mat-mm centres, radii,
+and each piece's combined σ (registration at its position and detection, in quadrature).
+
+A piece is named, in this order of preference, by its ``name`` attribute ("home:triceratops"), by
+``#i`` (its index), by ``kind`` when exactly one piece has it ("ball"), or by ``kind#j`` (the j-th
+piece of that kind, 0-based: "disc-medium#2").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from referee.core import RefereeError, piece_sigma
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """Arrays for the calls, all (n, …) and aligned with the Observation."""
+
+    xy: np.ndarray
+    radius: np.ndarray
+    sigma: np.ndarray
+    names: tuple
+    kinds: tuple
+    teams: tuple
+    frame_ids: tuple
+
+    def __len__(self) -> int:
+        return len(self.xy)
+
+
+def piece_names(obs) -> list[str]:
+    """A display name per piece: its ``name`` attribute, else ``kind#j``."""
+    names = obs.attribute("name")
+    count: dict = {}
+    out = []
+    for i in range(len(obs)):
+        kind = str(obs.kind[i])
+        j = count.get(kind, 0)
+        count[kind] = j + 1
+        out.append(str(names[i]) if names[i] else f"{kind}#{j}")
+    return out
+
+
+def gather(obs, transform=None, floor_mm: float = 0.0) -> Pieces:
+    """The Observation's pieces as call inputs; σ combines ``transform.sigma_mm`` at each piece and
+    ``obs.sigma`` in quadrature (``floor_mm`` is the least registration σ assumed)."""
+    return Pieces(xy=obs.xy.copy(), radius=obs.radius.copy(),
+                  sigma=piece_sigma(transform, obs.xy, obs.sigma, floor_mm),
+                  names=tuple(piece_names(obs)), kinds=tuple(str(k) for k in obs.kind),
+                  teams=tuple(str(t) for t in obs.attribute("team")),
+                  frame_ids=(int(obs.frame_index),) if obs.frame_index >= 0 else ())
+
+
+def find(obs, ref: str) -> int:
+    """The index of the piece named ``ref`` (see module docstring); RefereeError when none or
+    several match."""
+    ref = ref.strip()
+    names = obs.attribute("name")
+    hits = [i for i in range(len(obs)) if names[i] and str(names[i]) == ref]
+    if len(hits) == 1:
+        return hits[0]
+    if ref.startswith("#") and ref[1:].isdigit():
+        i = int(ref[1:])
+        if i < len(obs):
+            return i
+        raise RefereeError(f"no piece {ref}: the observation has {len(obs)} pieces")
+    kind, _, j = ref.partition("#")
+    of_kind = [i for i in range(len(obs)) if str(obs.kind[i]) == kind]
+    if j:
+        if j.isdigit() and int(j) < len(of_kind):
+            return of_kind[int(j)]
+        raise RefereeError(f"no piece {ref!r}: {len(of_kind)} piece(s) of kind {kind!r}")
+    if len(of_kind) == 1:
+        return of_kind[0]
+    known = ", ".join(piece_names(obs)) or "none"
+    if len(of_kind) > 1:
+        raise RefereeError(f"{ref!r} is ambiguous: {len(of_kind)} pieces of that kind; name one as {kind}#0..{kind}#{len(of_kind) - 1} (pieces: {known})")
+    raise RefereeError(f"no piece {ref!r} in the observation (pieces: {known})")

@@ -1,0 +1,113 @@
+"""Adapters: confident verdicts become facts at once, too_close ones wait for a person."""
+
+import pytest
+
+from calibration.board import load_board
+from referee.adapters import dino_dunk, dodo_dash, dogo_dash, morris
+from referee.classify import label_calls
+from referee.config import load_config
+from referee.core import make_verdicts
+from referee.pending import PendingFactError
+from vision.core import Observation
+
+CFG = load_config()
+
+
+def verdict(margin, sigma=0.1, finding="", detail=None):
+    return make_verdicts(["q"], [0.0], [0.0], [margin], [sigma], 3.0, finding=[finding], detail=[detail or {}])[0]
+
+
+def test_confident_shot_builds_the_engine_action():
+    from rules.dino_dunk.actions import ShotResult
+
+    r = dino_dunk.shot_ruling(verdict(2.0), verdict(5.0), verdict(-100.0), CFG)
+    assert r.ready
+    assert r.action() == ShotResult(overlaps_zone=True, shooter_outside_three=True, out_of_bounds=False)
+
+
+def test_too_close_shot_is_pending_until_a_person_decides():
+    r = dino_dunk.shot_ruling(verdict(0.1), verdict(5.0), verdict(-100.0), CFG)
+    assert not r.ready and r.open_facts() == ["overlaps_zone"]
+    p = r.pending["overlaps_zone"]
+    assert p.proposed is False and p.leaning is True  # umpire's call: no score unless shown
+    with pytest.raises(PendingFactError, match="overlaps_zone"):
+        r.action()
+    assert r.resolve("overlaps_zone", confirm=True, by="judge").action().overlaps_zone is False
+    overridden = r.resolve("overlaps_zone", True, by="judge")
+    assert overridden.action().overlaps_zone is True
+    assert overridden.pending["overlaps_zone"].status == "overridden"
+    with pytest.raises(PendingFactError):
+        r.resolve("out_of_bounds", True)
+
+
+def test_pass_automatic_catch_needs_both():
+    from rules.dino_dunk.actions import PassResult
+
+    r = dino_dunk.pass_ruling(CFG, receiver="home:stego", within_long_card=verdict(10), line_of_sight=verdict(3),
+                              ball_out_of_bounds=verdict(-50))
+    assert r.action() == PassResult(caught_by="home:stego", automatic=True)
+    r = dino_dunk.pass_ruling(CFG, receiver="home:stego", within_long_card=verdict(10), line_of_sight=verdict(-3),
+                              ball_out_of_bounds=verdict(-50), caught_by="away:rex")
+    assert r.action() == PassResult(caught_by="away:rex", automatic=False)
+    r = dino_dunk.pass_ruling(CFG, receiver="home:stego", within_long_card=verdict(0.1), line_of_sight=verdict(3),
+                              ball_out_of_bounds=verdict(-50))
+    assert r.open_facts() == ["automatic"]
+
+
+def test_move_and_dunk():
+    from rules.dino_dunk.actions import DunkResult, MoveResult
+
+    m = dino_dunk.move_ruling(verdict(-5), verdict(3), verdict(0.05), CFG, carrier_struck=False)
+    assert m.action() == MoveResult(overlaps_scoring_zone=True)  # inside-three not asked without a foul
+    d = dino_dunk.dunk_ruling(verdict(1), None, CFG, ball_on_top=False)
+    assert d.action() == DunkResult(overlaps_zone=True, ball_on_top=False)
+
+
+def test_shot_from_observation():
+    board = load_board("dino-dunk/crater-court")
+    obs = Observation.from_pieces([
+        {"xy": [95 + 55 + 9.5 - 2, 305], "radius": 9.5, "kind": "ball", "sigma": 0.2},
+        {"xy": [500, 305], "radius": 19, "kind": "disc-medium", "attributes": {"name": "home:stego"}, "sigma": 0.2},
+    ], frame_index=12)
+    r = dino_dunk.shot_from_observation(board, obs, CFG, shooter="home:stego", target_zone="scoring-zone-home")
+    a = r.action()
+    assert a.overlaps_zone and a.shooter_outside_three and not a.out_of_bounds
+    assert r.verdicts[0].frame_ids == (12,)
+
+
+def test_dodo_dash_hits_in_contact_order():
+    from rules.dodo_dash.actions import Hits
+
+    r = dodo_dash.hits_ruling([verdict(2), verdict(-2), verdict(3)], ["p1", "p2", "p3"], CFG, order=["p3", "p1", "p2"])
+    assert r.action() == Hits(racers=("p3", "p1"))
+    r = dodo_dash.hits_ruling([verdict(0.1)], ["p1"], CFG)
+    assert r.pending["hit:p1"].proposed is False
+
+
+def test_dodo_dash_positions():
+    v = verdict(0.1, finding="outer:12", detail={"track": "outer", "runner_up": 13})
+    r = dodo_dash.positions_ruling([v, verdict(10, finding="outer:3")], ["p1", "p2"], CFG)
+    assert r.facts == {"p2": "outer:3"} and r.pending["p1"].proposed == "outer:12"
+    assert r.resolve("p1", "outer:13").action() == {"p1": "outer:13", "p2": "outer:3"}
+
+
+def test_morris_landed():
+    from rules.morris.game import Landed
+
+    vs = label_calls(["red", "broken"], [0.99, 0.97], 0.9, what="x")
+    assert morris.landed_ruling(vs, CFG).action() == Landed(eggs=(("red", "broken"),))
+    vs = label_calls(["red", "broken"], [0.99, 0.5], 0.9, what="x")
+    r = morris.landed_ruling(vs, CFG)
+    assert r.pending["egg0.face"].proposed == "broken" and not r.ready
+
+
+def test_dogo_dash_reveal():
+    from rules.dogo_dash.game import Reveal
+
+    vs = label_calls(["dog", "cat", ""], [0.95, 0.99, 0.0], 0.9, what="card")
+    r = dogo_dash.reveal_ruling(vs, CFG, in_round=[True, True, False])
+    assert r.action() == Reveal(cards=("dog", "cat", None))
+    r = dogo_dash.reveal_ruling(vs, CFG)
+    assert r.pending["seat2"].proposed is None
+    with pytest.raises(PendingFactError):
+        r.pending["seat2"].confirm()

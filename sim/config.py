@@ -80,7 +80,7 @@ class Projectile:
 @dataclass(frozen=True)
 class DodoDashConfig:
     racers: tuple = (2, 5)
-    racer_offset_mm: float = 7.0
+    racer_offset_mm: float = 14.0
     projectiles: dict = field(default_factory=dict)  # name -> Projectile
     landing_bounce: float = 0.35
     first_hit_only: tuple = ("feather", "dodo")

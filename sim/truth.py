@@ -207,7 +207,14 @@ def dodo_dash_answers(scn, board) -> dict:
     first_only = bool(meta.get("first_hit_only"))
     hits = hit_order[:1] if first_only else hit_order
     landed = [e for e in scn.run.events if e.kind == "landed" and e.piece == proj]
-    return {"touched_racers": hit_order, "hits": hits, "first_hit": hit_order[0] if hit_order else None,
+    extra = {}
+    if meta.get("path"):  # near miss: the unobstructed straight path's clearance to the target racer
+        from shapely.geometry import LineString, Point
+
+        tok, racer = scn.initial.by_id()[proj], scn.initial.by_id()[meta["target"]]
+        d = LineString(meta["path"]).distance(Point(racer.x, racer.y)) - tok.radius - racer.radius
+        extra = {"path_clearance_mm": round(float(d), 4), "margin_mm": round(-float(d), 4)}
+    return {**extra,"touched_racers": hit_order, "hits": hits, "first_hit": hit_order[0] if hit_order else None,
             "landed_on": [c.b if c.a == proj else c.a for c in scn.run.contacts if c.kind == "landing" and proj in (c.a, c.b)],
             "landed_at_s": landed[0].t if landed else None, "out_of_bounds": sorted(scn.run.out_of_bounds()),
             "projectile": meta["projectile"], "thrower": meta.get("thrower")}

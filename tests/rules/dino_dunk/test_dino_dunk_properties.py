@@ -74,7 +74,8 @@ def check_invariants(game):
     assert 0 <= s["clock"]["space"] <= SHOT_CLOCK_TURNS
     if s["phase"] in ("play", "reset"):
         assert s["clock"]["side"] == s["offense"]
-        assert s["clock"]["space"] < SHOT_CLOCK_TURNS  # an expired clock is reset at once
+    if s["phase"] == "reset":
+        assert s["clock"]["space"] == 0  # every reset puts the token on the offense's starting space
     # Scores never pass the target by more than a 3-pointer's overshoot.
     assert all(0 <= v < s["target_score"] + 3 for v in s["score"].values())
     assert (s["phase"] == "over") == (game.outcome() is not None)

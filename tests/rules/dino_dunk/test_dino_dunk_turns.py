@@ -130,3 +130,20 @@ def test_game_ends_at_the_target_score():
     assert "winner home" in game.summary()
     game.pop()
     assert game.outcome() is None
+
+
+def test_recovering_a_loose_ball_on_space_five_expires_the_clock_at_the_end_of_the_turn():
+    game = start()
+    game.push(Activate("home:triceratops", "shoot"))
+    game.push(Skip())
+    game.push(ShotResult())  # loose ball
+    move(game, "home:stegosaurus")
+    quiet_turn(game)
+    game.state["clock"]["space"] = 5  # as after five turns of this possession
+    move(game, "home:stegosaurus", MoveResult(touched_ball=True))
+    # The token reaches the defense's starting space mid-turn; the turnover comes "At the end of the
+    # offensive team's turn".
+    assert game.state["clock"] == {"side": "home", "space": 6} and game.state["offense"] == "home"
+    kinds = move(game, "home:brontosaurus")
+    assert "shot_clock_expired" in kinds
+    assert game.state["offense"] == "away" and game.state["clock"] == {"side": "away", "space": 0}

@@ -14,6 +14,10 @@ class DodoDashError(IllegalActionError):
     """An action Dodo Dash does not allow now; the message names the rule."""
 
 
+class SetupError(DodoDashError):
+    """The setup asked for something the rulebook (or the data files) does not allow."""
+
+
 class NotYourDecision(DodoDashError):
     """The engine is waiting for a different decision or a different player."""
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import os
 
-from rules.core import RulesError
+from rules.dodo_dash.actions import SetupError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-class LayoutError(RulesError):
+class LayoutError(SetupError):
     """A board layout is malformed; the message names the field."""
 
 

@@ -6,12 +6,8 @@ from __future__ import annotations
 import random
 
 from rules.dodo_dash import catalogue as catmod
-from rules.dodo_dash.actions import DodoDashError
+from rules.dodo_dash.actions import SetupError
 from rules.dodo_dash.layout import Track, load_track
-
-
-class SetupError(DodoDashError):
-    """The setup asked for something the rulebook does not allow."""
 
 
 def rng_for(state: dict) -> random.Random:

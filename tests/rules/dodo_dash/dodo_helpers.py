@@ -34,3 +34,21 @@ def movement_total(game):
     st = game.state
     return (len(st["deck"]) + len(st["discard"]) + len(st["in_play"])
             + sum(len(R["hand"]) for R in st["racers"]) + sum(1 for c in st["played"] if c))
+
+
+def catalogue_with(**effects):
+    """The default catalogue with some Movement cards' fields replaced: card_id={"effects": [...], ...}."""
+    from rules.dodo_dash import catalogue
+
+    cat = catalogue.load()
+    for cid, fields in effects.items():
+        card = next(c for c in cat["movement"] if c["id"] == cid.replace("_", "-"))
+        card.update(fields)
+    return cat
+
+
+def choose_all(game, choices):
+    from rules.dodo_dash import Choose
+
+    for pid, card in choices.items():
+        game.push(Choose(pid, card))

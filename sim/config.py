@@ -91,9 +91,8 @@ class MorrisConfig:
     p_broken: float = 0.5
     eggs: tuple = (1, 2)
     colours: tuple = ("blue", "purple", "red", "yellow")
-    slide_speed_mm_s: tuple = (200.0, 700.0)
-    fall_height_mm: tuple = (20.0, 60.0)
-    toucan_offset_mm: tuple = (40.0, 90.0)
+    slide_speed_mm_s: tuple = (120.0, 450.0)
+    fall_height_mm: tuple = (15.0, 40.0)
 
 
 @dataclass(frozen=True)

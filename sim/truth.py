@@ -224,9 +224,12 @@ def morris_answers(scn, board) -> dict:
     eggs = [p for p in scn.final.pieces if p.kind == "egg"]
     landing = board.regions_of_kind("landing")
     out = {"eggs": {p.id: {"face": p.attributes.get("face"), "colour": p.attributes.get("colour")} for p in eggs}}
+    if scn.meta.get("near_miss") == "landing-edge" and landing:
+        out["margin_mm"] = round(region_margin(eggs[0], landing[0].geometry), 4)
     if landing:
         out["in_landing_area"] = {p.id: region_margin(p, landing[0].geometry) > 0 for p in eggs}
         out["landing_margin_mm"] = {p.id: round(region_margin(p, landing[0].geometry), 4) for p in eggs}
+    out["out_of_bounds"] = sorted(scn.run.out_of_bounds())
     out["broken"] = sorted(p.id for p in eggs if p.attributes.get("face") == "broken")
     out["whole"] = sorted(p.id for p in eggs if p.attributes.get("face") == "whole")
     return out
@@ -239,10 +242,31 @@ def dogo_dash_answers(scn, board) -> dict:
         seat_of[p.attributes.get("seat")] = p
     out = {"revealed": {seat: p.attributes.get("card") for seat, p in seat_of.items() if p.attributes.get("face_up")},
            "reveal_at_s": scn.meta.get("reveal_at_s")}
-    # each card's overlap with its seat zone (a card pushed outside its zone is a referee question)
-    out["seat_margin_mm"] = {seat: round(float(footprint(p).intersection(board.region(seat).geometry).area / footprint(p).area), 4)
-                             for seat, p in seat_of.items() if seat in board.regions}
+    # each card's place in its seat zone: the fraction of the card inside, and the containment margin
+    out["seat_overlap_fraction"] = {}
+    out["seat_margin_mm"] = {}
+    for seat, p in seat_of.items():
+        if seat not in board.regions:
+            continue
+        fp, zone = footprint(p), board.region(seat).geometry
+        out["seat_overlap_fraction"][seat] = round(float(fp.intersection(zone).area / fp.area), 6)
+        out["seat_margin_mm"][seat] = round(containment_margin(fp, zone), 4)
+    if scn.meta.get("near_miss") == "seat-edge":
+        card = scn.final.by_id()[scn.meta["card"]]
+        out["margin_mm"] = out["seat_margin_mm"][card.attributes["seat"]]
     return out
+
+
+def containment_margin(geom, zone) -> float:
+    """Signed mm for a convex polygon in a convex zone: > 0 wholly inside, the smallest distance of a
+    vertex to the zone's edge; < 0 the largest distance of a vertex outside."""
+    from shapely.geometry import Point
+
+    pts = [Point(x, y) for x, y in geom.exterior.coords]
+    outside = [float(zone.distance(q)) for q in pts if not zone.contains(q)]
+    if outside:
+        return -max(outside)
+    return min(float(zone.exterior.distance(q)) for q in pts)
 
 
 ANSWERS = {"dino-dunk": dino_dunk_answers, "dodo-dash": dodo_dash_answers, "morris": morris_answers,

@@ -21,6 +21,7 @@ import sys
 COMMAND_MODULES = [
     "cli.boards",
     "cli.rules",
+    "cli.serve",
     "cli.referee",
 ]
 

@@ -8,6 +8,7 @@ popped again) before it is appended; the state that everyone sees is replayed fr
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -117,6 +118,7 @@ def parse_verdict(store: Store, data: Any) -> dict:
     or a list of ids), proposed_action, alternative_action."""
     if not isinstance(data, dict):
         raise InputError("verdict: expected an object")
+    data = _from_referee(data)
     q = data.get("question")
     if not (isinstance(q, str) and q.strip() and len(q) <= MAX_TEXT):
         raise InputError("verdict.question: expected the question asked, as text")
@@ -150,11 +152,33 @@ def parse_verdict(store: Store, data: Any) -> dict:
     if not (isinstance(shapes, list) and len(shapes) <= 100 and all(isinstance(s, dict) for s in shapes)):
         raise InputError("verdict.evidence.shapes: expected a list of at most 100 objects (mat mm)")
     out["evidence"] = {"frames": list(frames), "shapes": shapes}
+    extra = data.get("referee")
+    if extra is not None:
+        if not isinstance(extra, dict) or len(json.dumps(extra)) > 20000:
+            raise InputError("verdict.referee: expected a small object")
+        out["referee"] = extra
     for key in ("proposed_action", "alternative_action"):
         value = data.get(key)
         if value is not None and not isinstance(value, dict):
             raise InputError(f"verdict.{key}: expected an engine action object or null")
         out[key] = value
+    return out
+
+
+def _from_referee(d: dict) -> dict:
+    """Accept ``referee.core.Verdict.to_dict()`` as it is: value/threshold/margin/sigma (when the
+    unit is mm) become the *_mm fields, its evidence shapes become ``evidence.shapes``, its frame ids
+    and the rest (leaning, k, finding, detail) are kept under ``referee``."""
+    if "measured_mm" in d or "value" not in d:
+        return d
+    out = {k: d[k] for k in ("question", "answer", "confidence", "proposed_action", "alternative_action") if k in d}
+    if d.get("unit", "mm") == "mm":
+        for src, dst in (("value", "measured_mm"), ("threshold", "threshold_mm"), ("margin", "margin_mm"), ("sigma", "sigma_mm")):
+            out[dst] = d.get(src)
+    frames = d.get("evidence_images", [])
+    out["evidence"] = {"frames": frames, "shapes": d.get("evidence", []) if isinstance(d.get("evidence"), list) else []}
+    out["referee"] = {k: d[k] for k in ("leaning", "k", "unit", "finding", "frame_ids", "detail", "value", "threshold",
+                                         "margin", "sigma") if k in d}
     return out
 
 

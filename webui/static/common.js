@@ -211,22 +211,28 @@ TR.drawPieces = function (svg, pieces) {
   }
 };
 
-TR.drawShapes = function (svg, shapes) {
-  // the referee's measurement, in mat mm: {type: segment, a, b, label} | {type: circle, c, r} | {type: point, p}
-  const g = svg.querySelector("g.measure");
-  if (!g) return;
-  g.innerHTML = "";
+TR.drawShapes = function (svg, shapes, project) {
+  // the referee's evidence shapes (referee.core.shape_to_dict), in mat mm; ``project`` maps them
+  // to another frame (the video) when given
+  const P = project || ((p) => p);
+  const g = svg.querySelector("g.measure") || svg;
+  if (!project) g.innerHTML = "";
   for (const s of shapes || []) {
-    if (s.type === "segment" && s.a && s.b) {
-      TR.svg("line", { x1: s.a[0], y1: s.a[1], x2: s.b[0], y2: s.b[1], class: "measure-line" }, g);
-      if (s.label) {
-        const t = TR.svg("text", { x: (s.a[0] + s.b[0]) / 2, y: (s.a[1] + s.b[1]) / 2 - 6, class: "measure-label" }, g);
-        t.textContent = s.label;
-      }
-    } else if (s.type === "circle" && s.c) {
-      TR.svg("circle", { cx: s.c[0], cy: s.c[1], r: s.r || 5, class: "measure-circle" }, g);
-    } else if (s.type === "point" && s.p) {
-      TR.svg("circle", { cx: s.p[0], cy: s.p[1], r: 4, class: "measure-point" }, g);
+    if (s.type === "segment" || s.type === "distance") {
+      const a = P([s.x0, s.y0]), b = P([s.x1, s.y1]);
+      TR.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: `measure-line role-${s.role || s.type}` }, g);
+      const text = s.type === "distance" ? `${s.label ? s.label + " " : ""}${Number(s.mm).toFixed(1)} mm` : s.label;
+      if (text) TR.svg("text", { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 - 6, class: "measure-label" }, g).textContent = text;
+    } else if (s.type === "circle") {
+      if (project) {
+        const pts = Array.from({ length: 36 }, (_, i) => P([s.x + s.r * Math.cos(i * Math.PI / 18), s.y + s.r * Math.sin(i * Math.PI / 18)]));
+        TR.svg("polygon", { points: pts.map((p) => p.join(",")).join(" "), class: `measure-circle role-${s.role}` }, g);
+      } else TR.svg("circle", { cx: s.x, cy: s.y, r: s.r, class: `measure-circle role-${s.role}` }, g);
+    } else if (s.type === "polygon") {
+      TR.svg("polygon", { points: s.points.map((p) => P(p).join(",")).join(" "), class: `measure-circle role-${s.role}` }, g);
+    } else if (s.type === "label") {
+      const p = P([s.x, s.y]);
+      TR.svg("text", { x: p[0], y: p[1], class: "measure-label" }, g).textContent = s.text;
     }
   }
 };

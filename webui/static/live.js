@@ -57,12 +57,7 @@ function drawVideoOverlay() {
     const el = poly(circlePts(p.xy, p.radius || 10), "piece");
     el.setAttribute("fill", TR.PIECE_COLOURS[team] || "#555");
   }
-  for (const s of shapes()) {
-    if (s.type === "segment" && s.a && s.b) {
-      const a = TR.project(H, s.a), b = TR.project(H, s.b);
-      TR.svg("line", { x1: a[0], y1: a[1], x2: b[0], y2: b[1], class: "measure-line" }, svg);
-    }
-  }
+  TR.drawShapes(svg, shapes(), (p) => TR.project(H, p));
 }
 
 function renderState(view) {

@@ -1,0 +1,168 @@
+"""Pieces as solid bodies: the 3-D parts (in the **mat frame**, z = -height) the renderer projects
+and fills, built from a :class:`sim.scene.PieceState` and the piece specs.
+
+A :class:`Body` is a list of :class:`Part` s drawn in order (far faces first) plus the points whose
+shadow falls on the mat. Parts are ``hull`` (fill the convex hull of the projected points: the
+side of a disc is the hull of its base and top circles), ``poly`` (fill the projected polygon: a top
+face) or ``art`` (warp an :class:`sim.art.Art` onto the projected rectangle ``pts[:4]``). A body's
+silhouette (for visible fractions) is the union of its ``hull`` and ``poly`` parts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim import art as artlib
+
+N_CIRCLE = 48
+TEAM_INDEX = {"home": 0, "a": 0, "0": 0, "team-a": 0, "1": 1, "away": 1, "b": 1, "team-b": 1}
+RACER_COLOURS = ("red", "blue", "yellow", "green", "purple", "orange", "white", "pink")
+
+
+@dataclass
+class Part:
+    kind: str  # hull | poly | art
+    pts: np.ndarray  # (k, 3) mat frame
+    colour: tuple = (128, 128, 128)
+    art: object = None
+    px: np.ndarray | None = None  # (k, 2) image px, filled in by the renderer
+
+
+@dataclass
+class Body:
+    piece: object  # PieceState (or None for an occluder)
+    parts: list = field(default_factory=list)
+    shadow_pts: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    anchor: np.ndarray = field(default_factory=lambda: np.zeros(3))  # top centre, for depth order
+    occluder: bool = False
+
+
+def ring(cx, cy, z_mm, r, n=N_CIRCLE, angle=0.0) -> np.ndarray:
+    """(n, 3) a horizontal circle of radius r mm at height z_mm (mat frame z = -z_mm)."""
+    a = angle + np.linspace(0, math.tau, n, endpoint=False)
+    return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a), np.full(n, -z_mm)])
+
+
+def place(local_xy, piece, z_mm) -> np.ndarray:
+    """(k, 2) points in the piece's own frame (mm, x along angle_deg) → (k, 3) mat frame at z_mm."""
+    p = np.asarray(local_xy, dtype=np.float64).reshape(-1, 2)
+    a = math.radians(piece.angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    x = piece.x + c * p[:, 0] - s * p[:, 1]
+    y = piece.y + s * p[:, 0] + c * p[:, 1]
+    return np.column_stack([x, y, np.full(len(p), -z_mm)])
+
+
+def art_quad(piece, size_mm, z_mm) -> np.ndarray:
+    """(4, 3) corners (top-left, top-right, bottom-right, bottom-left of the art) at z_mm."""
+    w, h = size_mm
+    return place([(-w / 2, -h / 2), (w / 2, -h / 2), (w / 2, h / 2), (-w / 2, h / 2)], piece, z_mm)
+
+
+def shade(colour, k) -> tuple:
+    return tuple(int(np.clip(c * k, 0, 255)) for c in colour)
+
+
+def named_colour(name, default=(150, 150, 150)) -> tuple:
+    if isinstance(name, (list, tuple)) and len(name) == 3:
+        return tuple(int(c) for c in name)
+    return artlib.NAMED_COLOURS.get(str(name).lower(), default)
+
+
+def team_index(piece) -> int:
+    team = str(piece.attributes.get("team", "")).lower()
+    if team in TEAM_INDEX:
+        return TEAM_INDEX[team]
+    return -1 if not team else sum(team.encode()) % 2
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _dims(piece, spec):
+    r = piece.radius or (spec.radius if spec is not None else 10.0)
+    h = piece.height or (spec.height if spec is not None else 5.0)
+    size = tuple(piece.size) or (tuple(spec.size) if spec is not None and spec.size else (2 * r, 2 * r))
+    return r, h, size
+
+
+def _disc(piece, r, h, top_colour, side_colour, face) -> Body:
+    z = piece.z
+    base, top = ring(piece.x, piece.y, z, r), ring(piece.x, piece.y, z + h, r)
+    parts = [Part("hull", np.vstack([base, top]), side_colour), Part("poly", top, top_colour)]
+    if face is not None:
+        parts.append(Part("art", art_quad(piece, face.size_mm, z + h), art=face))
+    return Body(piece, parts, np.vstack([base, top]), np.array([piece.x, piece.y, -(z + h)]))
+
+
+def _block(piece, size, h, colour) -> Body:
+    L, W = size
+    z = piece.z
+    foot = [(-L / 2, -W / 2), (L / 2, -W / 2), (L / 2, W / 2), (-L / 2, W / 2)]
+    b, t = place(foot, piece, z), place(foot, piece, z + h)
+    parts = []
+    for i in range(4):
+        j = (i + 1) % 4
+        k = 0.55 + 0.12 * i
+        parts.append(Part("side", np.vstack([b[i], b[j], t[j], t[i]]), shade(colour, k)))
+    parts.append(Part("poly", t, colour))
+    return Body(piece, parts, np.vstack([b, t]), np.array([piece.x, piece.y, -(z + h)]))
+
+
+def _card(piece, size, h, face) -> Body:
+    L, W = size
+    z = piece.z + h
+    outline = place(artlib._round_rect(L, W, 3.0), piece, z)
+    parts = [Part("poly", outline, (225, 230, 235))]
+    if face is not None:
+        parts.append(Part("art", art_quad(piece, face.size_mm, z), art=face))
+    return Body(piece, parts, outline, np.array([piece.x, piece.y, -z]))
+
+
+def _figure(piece, r, h, colour, head_colour, extra=()) -> Body:
+    z = piece.z
+    x, y = piece.x, piece.y
+    base_h = min(4.0, 0.1 * h)
+    parts = [Part("hull", np.vstack([ring(x, y, z, r), ring(x, y, z + base_h, r)]), (50, 50, 50)),
+             Part("poly", ring(x, y, z + base_h, r), (80, 80, 80)),
+             Part("hull", np.vstack([ring(x, y, z + base_h, 0.62 * r), ring(x, y, z + 0.72 * h, 0.5 * r)]), shade(colour, 0.8)),
+             Part("hull", np.vstack([ring(x, y, z + 0.72 * h, 0.5 * r), ring(x, y, z + h, 0.42 * r)]), head_colour),
+             Part("poly", ring(x, y, z + h, 0.42 * r), shade(head_colour, 1.15))]
+    parts.extend(extra)
+    return Body(piece, parts, np.vstack([ring(x, y, z, r), ring(x, y, z + h, 0.45 * r)]), np.array([x, y, -(z + h)]))
+
+
+def build_body(piece, spec, style) -> Body:
+    """The body of one piece. ``spec`` is its :class:`calibration.specs.Piece` (or None)."""
+    kind = piece.kind
+    shape = spec.shape if spec is not None else ("card" if piece.size and len(piece.size) == 2 else "disc")
+    r, h, size = _dims(piece, spec)
+    attrs = piece.attributes
+    teams = style.teams
+    ti = team_index(piece)
+    team_colour = tuple(teams[ti]) if ti >= 0 else named_colour(attrs.get("colour"), (170, 170, 170))
+    if kind == "ball":
+        return _disc(piece, r, h, (30, 120, 245), (20, 80, 180), artlib.ball_face(round(2 * r, 3)))
+    if kind.startswith("disc-"):
+        face = artlib.disc_face(round(2 * r, 3), team_colour, max(ti, 0), "dino")
+        return _disc(piece, r, h, team_colour, shade(team_colour, 0.6), face)
+    if kind == "tail":
+        face = artlib.disc_face(round(2 * r, 3), team_colour, max(ti, 0), "tail")
+        return _disc(piece, r, h, team_colour, shade(team_colour, 0.6), face)
+    if kind in ("possession-token", "scoring-token"):
+        colour = (40, 200, 240) if kind == "possession-token" else (200, 200, 200)
+        face = artlib.disc_face(round(2 * r, 3), colour, 2, "star" if kind == "possession-token" else "coin")
+        return _disc(piece, r, h, colour, shade(colour, 0.6), face)
+    if shape == "block":
+        return _block(piece, size, h, (45, 90, 140))
+    if shape == "card":
+        face = artlib.character_card(tuple(size), team_colour if ti >= 0 else (120, 160, 90))
+        return _card(piece, size, h, face)
+    if shape == "figure":
+        colour = named_colour(attrs.get("colour"), (60, 140, 200))
+        return _figure(piece, r, h, colour, shade(colour, 1.1))
+    colour = named_colour(attrs.get("colour"), team_colour)
+    return _disc(piece, r, h, colour, shade(colour, 0.6), None)

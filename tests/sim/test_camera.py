@@ -1,0 +1,103 @@
+"""sim/camera.py: poses, projection consistent with MatTransform, random cameras that keep the mat in view."""
+
+import math
+
+import numpy as np
+import pytest
+
+from calibration.board import list_boards, load_board
+from sim.camera import Camera, CameraError, CameraRanges, look_at, random_camera, top_down, view_points_mm
+
+
+def test_look_at_straight_down_puts_the_target_at_the_principal_point():
+    cam = look_at((300.0, 200.0), 800.0, tilt_deg=0.0, yaw_deg=0.0)
+    px = cam.project([[300.0, 200.0, 0.0]])[0]
+    assert np.allclose(px, cam.K[:2, 2], atol=1e-9)
+    assert np.allclose(cam.centre_mm(), [300.0, 200.0, -800.0])
+    # yaw 0: mat +x runs to the right of the image, +y downwards
+    right = cam.project([[310.0, 200.0, 0.0]])[0] - px
+    down = cam.project([[300.0, 210.0, 0.0]])[0] - px
+    assert right[0] > 0 and abs(right[1]) < 1e-9
+    assert down[1] > 0 and abs(down[0]) < 1e-9
+
+
+@pytest.mark.parametrize("tilt, yaw, roll", [(0, 0, 0), (30, 45, 0), (60, 200, 3), (15, 300, -4)])
+def test_look_at_geometry(tilt, yaw, roll):
+    # row | what is checked
+    cam = look_at((400.0, 300.0), 650.0, tilt, yaw, roll, hfov_deg=70.0)
+    C = cam.centre_mm()
+    assert C[2] == pytest.approx(-650.0)  # the height above the mat
+    axis = cam.R[2]  # optical axis in the mat frame
+    assert math.degrees(math.acos(axis[2])) == pytest.approx(tilt, abs=1e-9)  # angle from the vertical
+    assert np.allclose(cam.project([[400.0, 300.0, 0.0]])[0], cam.K[:2, 2], atol=1e-6)
+    assert np.linalg.det(cam.R) == pytest.approx(1.0)
+
+
+def test_project_matches_mattransform_with_distortion():
+    cam = look_at((457, 305), 700, 40, 20, 2, 75, dist=(-0.22, 0.05, 0.001, -0.0015, 0.0))
+    tr = cam.transform()
+    rng = np.random.default_rng(0)
+    pts = np.column_stack([rng.uniform(0, 914, 200), rng.uniform(0, 610, 200), -rng.uniform(0, 60, 200)])
+    assert np.allclose(cam.project(pts), tr.project_3d(pts), atol=1e-9)
+    flat = pts.copy()
+    flat[:, 2] = 0
+    assert np.allclose(cam.project(flat), tr.mat_to_image(flat[:, :2]), atol=1e-9)
+    # and back: image px -> mat mm through the true registration
+    assert np.allclose(tr.image_to_mat(tr.mat_to_image(flat[:, :2])), flat[:, :2], atol=1e-6)
+
+
+def test_points_behind_the_camera_are_nan():
+    cam = look_at((0, 0), 500, 0, 0)
+    px = cam.project([[0, 0, -600.0], [0, 0, 0.0]])
+    assert np.all(np.isnan(px[0])) and np.all(np.isfinite(px[1]))
+
+
+def test_to_dict_round_trip():
+    cam = look_at((457, 305), 700, 40, 20, 2, 75, size=(1280, 720), dist=(-0.2, 0.05, 0, 0, 0))
+    back = Camera.from_dict(cam.to_dict())
+    assert back.key() == cam.key()
+
+
+def test_bad_poses_raise_typed_errors():
+    with pytest.raises(CameraError):
+        look_at((0, 0), -5, 0)
+    with pytest.raises(CameraError):
+        look_at((0, 0), 500, 95)
+
+
+@pytest.mark.parametrize("ref", list_boards())
+def test_random_camera_keeps_mat_and_markers_in_view(ref):
+    board = load_board(ref)
+    ranges = CameraRanges()
+    rng = np.random.default_rng(hash(ref) % 1000)
+    pts = view_points_mm(board)
+    for size in [(640, 480), (1280, 720)]:
+        for _ in range(6):
+            cam = random_camera(rng, board, ranges, size)
+            p = cam.params
+            assert ranges.height_mm[0] <= p["height_mm"] <= ranges.height_mm[1]
+            assert ranges.tilt_deg[0] <= p["tilt_deg"] <= ranges.tilt_deg[1]
+            px = cam.transform().mat_to_image(pts)
+            w, h = size
+            assert np.all((px >= ranges.margin_px - 1e-6) & (px <= np.array([w - 1, h - 1]) - ranges.margin_px + 1e-6))
+
+
+def test_random_camera_is_reproducible():
+    board = load_board("dino-dunk/tropic-turf")
+    a = random_camera(np.random.default_rng(5), board)
+    b = random_camera(np.random.default_rng(5), board)
+    assert a.key() == b.key()
+
+
+def test_random_camera_reports_impossible_ranges():
+    board = load_board("dino-dunk/tropic-turf")
+    ranges = CameraRanges(height_mm=(400, 420), hfov_deg=(20, 22), tries=5)
+    with pytest.raises(CameraError, match="in view"):
+        random_camera(np.random.default_rng(0), board, ranges)
+
+
+def test_top_down_frames_the_board():
+    board = load_board("morris/waterfall")
+    cam = top_down(board)
+    px = cam.transform().mat_to_image(view_points_mm(board))
+    assert np.all((px > 0) & (px < np.array(cam.size) - 1))

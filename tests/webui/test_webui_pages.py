@@ -1,0 +1,68 @@
+"""Pages render, the board editor's save path validates and never writes over a shipped board, the
+overlay options are checked, and the SSE stream sends the state."""
+
+import pathlib
+
+import pytest
+import yaml
+
+from calibration.board import BOARDS_DIR
+
+
+@pytest.mark.parametrize("url, words", [
+    ("/", b"Legal actions now"),
+    ("/judge", b"Review queue"),
+    ("/overlay?game=dino-dunk&theme=light&panels=score,review", b"theme-light"),
+    ("/setup", b"New match"),
+    ("/setup/board/dino-dunk/tropic-turf", b"Board editor"),
+    ("/matches", b"Matches"),
+])
+def test_pages_render(client, url, words):
+    r = client.get(url)
+    assert r.status_code == 200 and words in r.data
+
+
+def test_board_save_goes_to_the_user_folder(app, client):
+    shipped = (BOARDS_DIR / "dino-dunk" / "tropic-turf.yaml").read_bytes()
+    raw = client.get("/api/boards/dino-dunk/tropic-turf").get_json()["board"]
+    raw["regions"]["scoring-zone-home"]["circle"][0] += 10
+    r = client.put("/api/boards/dino-dunk/tropic-turf", json={"board": raw})
+    assert r.status_code == 200 and r.get_json()["origin"] == "edited"
+    saved = pathlib.Path(app.config["DATA_DIR"]) / "boards" / "dino-dunk" / "tropic-turf.yaml"
+    assert yaml.safe_load(saved.read_text())["regions"]["scoring-zone-home"]["circle"] == raw["regions"]["scoring-zone-home"]["circle"]
+    assert (BOARDS_DIR / "dino-dunk" / "tropic-turf.yaml").read_bytes() == shipped
+    again = client.get("/api/boards/dino-dunk/tropic-turf").get_json()
+    assert again["origin"] == "edited" and again["board"]["regions"]["scoring-zone-home"]["circle"] == raw["regions"]["scoring-zone-home"]["circle"]
+
+
+@pytest.mark.parametrize("change, status, words", [
+    (lambda b: b["regions"]["scoring-zone-home"].update(circle=[95, 305, -5]), 400, "r > 0"),       # negative radius
+    (lambda b: b["regions"]["water-north"].update(polygon=[[0, 0], [10, 10], [0, 10], [10, 0]]), 400, "polygon"),  # crossing edges
+    (lambda b: b.update(name="other-name"), 400, "saved as"),                                        # renamed in the body
+    (lambda b: b.update(size_mm="big"), 400, "size_mm"),                                             # not numbers
+])
+def test_invalid_board_edits_are_400_and_nothing_is_written(app, client, change, status, words):
+    raw = client.get("/api/boards/dino-dunk/tropic-turf").get_json()["board"]
+    change(raw)
+    r = client.put("/api/boards/dino-dunk/tropic-turf", json={"board": raw})
+    assert r.status_code == status and words in r.get_json()["error"], r.get_json()
+    assert not (pathlib.Path(app.config["DATA_DIR"]) / "boards").exists() or not list((pathlib.Path(app.config["DATA_DIR"]) / "boards").rglob("*.yaml"))
+
+
+def test_board_put_cannot_escape_the_folder(client):
+    raw = client.get("/api/boards/dino-dunk/tropic-turf").get_json()["board"]
+    for ref in ("dino-dunk/..%2f..%2fevil", "..%2f../x", "dino-dunk/UPPER"):
+        r = client.put(f"/api/boards/{ref}", json={"board": raw})
+        assert r.status_code in (400, 404), ref
+
+
+def test_event_stream_sends_the_current_state(client, started):
+    r = client.get("/api/events", buffered=False)
+    assert r.mimetype == "text/event-stream"
+    chunks = []
+    for chunk in r.response:
+        chunks.append(chunk if isinstance(chunk, str) else chunk.decode())
+        if "event: state" in "".join(chunks):
+            break
+    r.close()
+    assert started in "".join(chunks)

@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "cli.rules",
     "cli.serve",
     "cli.referee",
+    "cli.sim",
 ]
 
 

@@ -12,7 +12,12 @@ function handles() {
   // [{id, x, y, get: () => [x, y], set: (x, y)}] for every editable point
   const out = [];
   const add = (id, label, get, set) => out.push({ id, label, get, set });
-  for (const [name, r] of Object.entries(RAW.regions || {})) {
+  // larger regions first, so that a small region's handles sit on top (a scoring zone's centre
+  // over the three-point arc's centre at the same spot)
+  const size = (r) => r.rect ? (r.rect[2] - r.rect[0]) * (r.rect[3] - r.rect[1]) : r.circle ? Math.PI * r.circle[2] ** 2
+    : r.polygon ? (Math.max(...r.polygon.map((p) => p[0])) - Math.min(...r.polygon.map((p) => p[0]))) * (Math.max(...r.polygon.map((p) => p[1])) - Math.min(...r.polygon.map((p) => p[1]))) : 0;
+  const regions = Object.entries(RAW.regions || {}).sort((a, b) => size(b[1]) - size(a[1]));
+  for (const [name, r] of regions) {
     if (r.rect) {
       add(`region:${name}:p0`, `${name} corner 1`, () => [r.rect[0], r.rect[1]], (x, y) => { r.rect[0] = x; r.rect[1] = y; });
       add(`region:${name}:p1`, `${name} corner 2`, () => [r.rect[2], r.rect[3]], (x, y) => { r.rect[2] = x; r.rect[3] = y; });

@@ -52,3 +52,12 @@ def choose_all(game, choices):
 
     for pid, card in choices.items():
         game.push(Choose(pid, card))
+
+
+def drain(game, events=None):
+    """Answer every decision with EndReactions / the first legal action until the next Scheming
+    phase (or the end), collecting the events (those of the last push first)."""
+    events = list(game.last_events) if events is None else events
+    while game.pending and game.pending["kind"] != "choose":
+        events += game.push(EndReactions() if game.pending["kind"] == "reactions" else game.legal_actions()[0])
+    return events

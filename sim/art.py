@@ -213,3 +213,241 @@ def _round_rect(L, W, r, n=6):
         for a in np.linspace(math.radians(a0), math.radians(a0 + 90), n):
             pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
     return np.array(pts)
+
+
+# --------------------------------------------------------------------------------------------
+# Dogo Dash cards
+
+
+def _card_base(L, W, colour, title):
+    p = _Pen(L, W)
+    p.poly(_round_rect(L, W, 3.0), (245, 248, 250))
+    p.poly(_round_rect(L - 5, W - 5, 2.5), colour)
+    p.poly([(-L / 2 + 4, W / 2 - 15), (L / 2 - 4, W / 2 - 15), (L / 2 - 4, W / 2 - 4), (-L / 2 + 4, W / 2 - 4)], (245, 245, 245))
+    p.text(title, (0, W / 2 - 9.5), 7.5, (40, 40, 40))
+    return p
+
+
+@lru_cache(maxsize=16)
+def card_face(face: str, size_mm: tuple = (88.0, 63.0)) -> Art:
+    """A Dogo Dash card face (``cat``, ``dog``, ``bear``, ``cookie``, ``good-boy``), drawn with the
+    card's long side along its local x (the picture upright when the card lies that way)."""
+    L, W = size_mm
+    cy = -7.0  # picture centre (above the title bar)
+    if face == "cat":
+        p = _card_base(L, W, (200, 170, 120), "CAT")
+        fur = (60, 120, 220)
+        p.poly([(-16, cy - 6), (-12, cy - 22), (-4, cy - 11)], fur)  # ears: tall triangles
+        p.poly([(16, cy - 6), (12, cy - 22), (4, cy - 11)], fur)
+        p.ellipse((0, cy), (17, 14), 0, fur)
+        for s in (-1, 1):
+            p.ellipse((s * 6.5, cy - 2), (2.8, 4.2), 0, (60, 200, 90))
+            p.ellipse((s * 6.5, cy - 2), (0.9, 3.6), 0, (20, 20, 20))
+            for dy in (-1.5, 1.5):
+                p.line([(s * 5, cy + 5 + dy), (s * 21, cy + 3 + 2.5 * dy)], (40, 40, 40), 0.5)
+        p.poly([(-2, cy + 3), (2, cy + 3), (0, cy + 5.5)], (150, 110, 240))
+    elif face == "dog":
+        p = _card_base(L, W, (150, 210, 150), "DOG")
+        fur = (90, 150, 200)
+        p.ellipse((0, cy), (15, 15), 0, fur)
+        p.ellipse((-16, cy + 2), (5, 12), -15, (40, 70, 110))  # floppy ears
+        p.ellipse((16, cy + 2), (5, 12), 15, (40, 70, 110))
+        p.ellipse((0, cy + 6), (8, 6), 0, (200, 225, 240))  # muzzle
+        p.ellipse((0, cy + 3), (3.5, 2.5), 0, (20, 20, 20))  # nose
+        for s in (-1, 1):
+            p.circle((s * 6, cy - 4), 2.2, (20, 20, 20))
+        p.ellipse((0, cy + 11), (3, 4), 0, (120, 110, 240))  # tongue
+    elif face == "bear":
+        p = _card_base(L, W, (120, 170, 210), "BEAR")
+        fur = (30, 60, 100)
+        for s in (-1, 1):
+            p.circle((s * 13, cy - 12), 6, fur)
+            p.circle((s * 13, cy - 12), 3, (90, 130, 170))
+        p.circle((0, cy), 16, fur)
+        p.ellipse((0, cy + 6), (8, 6), 0, (120, 170, 210))
+        p.ellipse((0, cy + 3.5), (3, 2.2), 0, (10, 10, 10))
+        for s in (-1, 1):
+            p.circle((s * 6.5, cy - 4), 2.0, (10, 10, 10))
+    elif face == "cookie":
+        p = _card_base(L, W, (180, 120, 200), "COOKIE")
+        dough = (80, 160, 215)
+        p.circle((0, cy), 17, dough)
+        p.circle((0, cy), 17, (50, 110, 160), width_mm=1.0)
+        for (x, y) in ((-7, -6), (5, -9), (8, 3), (-3, 5), (-10, 4), (2, -1), (11, -5), (-4, 12)):
+            p.poly(circle_pts((x, cy + y), 2.0, 7), (30, 45, 70))  # chocolate chips
+    elif face in ("good-boy", "goodboy", "good_boy"):
+        p = _card_base(L, W, (60, 200, 240), "GOOD BOY")
+        gold = (40, 170, 230)
+        p.poly([(-8, cy + 6), (-14, cy + 24), (-4, cy + 19)], (200, 80, 40))  # ribbons
+        p.poly([(8, cy + 6), (14, cy + 24), (4, cy + 19)], (200, 80, 40))
+        a = np.arange(24) * math.pi / 12
+        rad = np.where(np.arange(24) % 2 == 0, 16.0, 13.0)
+        p.poly(np.column_stack([rad * np.cos(a), cy + rad * np.sin(a)]), gold)  # rosette
+        p.circle((0, cy), 10.5, (245, 245, 245))
+        for dx, dy, rr in ((0, 2.5, 3.6), (-4.5, -2.5, 1.8), (-1.5, -5.0, 1.8), (1.5, -5.0, 1.8), (4.5, -2.5, 1.8)):
+            p.circle((dx, cy + dy), rr, (30, 30, 30))  # a paw print
+    else:
+        raise KeyError(f"no card face {face!r}; faces are {', '.join(CARD_FACES)}")
+    return p.art()
+
+
+@lru_cache(maxsize=4)
+def card_back(size_mm: tuple = (88.0, 63.0)) -> Art:
+    """The common Dogo Dash card back: a blue diamond lattice with a white paw in an oval."""
+    L, W = size_mm
+    p = _Pen(L, W)
+    p.poly(_round_rect(L, W, 3.0), (245, 248, 250))
+    p.poly(_round_rect(L - 5, W - 5, 2.5), (150, 70, 30))
+    for k in np.arange(-L, L, 8.0):
+        p.line([(k, -W / 2 + 3), (k + W - 6, W / 2 - 3)], (170, 95, 50), 0.8)
+        p.line([(k, W / 2 - 3), (k + W - 6, -W / 2 + 3)], (170, 95, 50), 0.8)
+    p.img[:, :, 3] = 0
+    p.poly(_round_rect(L, W, 3.0), (245, 248, 250))
+    inner = _Pen(L, W)
+    inner.poly(_round_rect(L - 5, W - 5, 2.5), (150, 70, 30))
+    for k in np.arange(-L, L, 8.0):
+        inner.line([(k, -W), (k + 2 * W, W)], (175, 100, 55), 0.9)
+        inner.line([(k, W), (k + 2 * W, -W)], (175, 100, 55), 0.9)
+    keep = _Pen(L, W)
+    keep.poly(_round_rect(L - 5, W - 5, 2.5), (255, 255, 255))
+    m = keep.img[:, :, 3:4].astype(np.float32) / 255.0
+    p.img[:, :, :3] = (p.img[:, :, :3] * (1 - m) + inner.img[:, :, :3] * m).astype(np.uint8)
+    p.ellipse((0, 0), (20, 14), 0, (245, 245, 245))
+    for dx, dy, rr in ((0, 3, 5.0), (-6.5, -3.5, 2.4), (-2.2, -7.0, 2.4), (2.2, -7.0, 2.4), (6.5, -3.5, 2.4)):
+        p.circle((dx, dy), rr, (150, 70, 30))
+    return p.art()
+
+
+@lru_cache(maxsize=8)
+def movement_card(size_mm: tuple = (88.0, 63.0), value: int = 1) -> Art:
+    """A Dodo Dash movement card: green with white arrows and the number of hexes."""
+    L, W = size_mm
+    p = _card_base(L, W, (90, 160, 60), "MOVE")
+    for k in range(max(1, min(int(value), 3))):
+        x = -18 + 18 * k
+        p.poly([(x - 7, -14), (x + 3, -14), (x + 3, -19), (x + 12, -8), (x + 3, 3), (x + 3, -2), (x - 7, -2)], (245, 245, 245))
+    p.text(str(value), (28, -8), 12, (245, 245, 245))
+    return p.art()
+
+
+# --------------------------------------------------------------------------------------------
+# Morris the Dodo
+
+
+@lru_cache(maxsize=16)
+def egg_token(colour: str, face: str, diameter_mm: float = 30.0) -> Art:
+    """A Morris egg token in one of the four colours. ``whole``: an intact, smooth egg with a
+    highlight; ``broken``: two shell halves with zig-zag edges pulled apart and the yolk between."""
+    r = diameter_mm / 2.0
+    col = EGG_COLOURS.get(colour, NAMED_COLOURS.get(colour, (150, 150, 150)))
+    p = _Pen(diameter_mm, diameter_mm)
+    p.circle((0, 0), r, col)
+    p.circle((0, 0), r * 0.93, _shade(col, 0.7), width_mm=max(0.3, r * 0.05))
+    shell = (235, 245, 250)
+    if face == "whole":
+        egg = np.column_stack([0.42 * r * np.sin(t := np.linspace(0, math.tau, 48, endpoint=False)),
+                               -0.62 * r * np.cos(t) * np.where(np.cos(t) > 0, 1.0, 0.8) + 0.08 * r])
+        p.poly(egg, shell)
+        p.line(np.vstack([egg, egg[:1]]), _shade(col, 0.5), max(0.3, r * 0.04))
+        p.ellipse((-0.14 * r, -0.25 * r), (0.08 * r, 0.16 * r), -20, (255, 255, 255))
+    else:
+        p.ellipse((0, 0.05 * r), (0.3 * r, 0.26 * r), 0, (30, 200, 250))  # the yolk
+        zig = np.array([(-0.42, 0.0), (-0.28, -0.12), (-0.14, 0.04), (0.0, -0.12), (0.14, 0.04), (0.28, -0.12), (0.42, 0.0)])
+        for side in (-1, 1):
+            t = np.linspace(0, math.pi, 24)
+            dome = np.column_stack([-0.42 * np.cos(t), side * (0.5 * np.sin(t))])
+            half = np.vstack([dome, zig[::-1] if side < 0 else zig]) * r
+            half[:, 1] += side * 0.33 * r
+            half[:, 0] += side * 0.08 * r
+            p.poly(half, shell)
+            p.line(np.vstack([half, half[:1]]), _shade(col, 0.5), max(0.3, r * 0.04))
+    return p.art()
+
+
+@lru_cache(maxsize=4)
+def shelter(diameter_mm: float = 70.0) -> Art:
+    """A Morris shelter token: a straw hut on a grassy round tile."""
+    r = diameter_mm / 2.0
+    p = _Pen(diameter_mm, diameter_mm)
+    p.circle((0, 0), r, (80, 160, 110))
+    p.poly([(-0.7 * r, 0.1 * r), (0, -0.6 * r), (0.7 * r, 0.1 * r)], (60, 150, 200))  # roof
+    for k in np.linspace(-0.5, 0.5, 6):
+        p.line([(0, -0.58 * r), (k * r * 1.2, 0.08 * r)], (40, 110, 160), 0.6)
+    p.poly([(-0.5 * r, 0.1 * r), (0.5 * r, 0.1 * r), (0.5 * r, 0.6 * r), (-0.5 * r, 0.6 * r)], (70, 120, 170))
+    p.poly([(-0.12 * r, 0.28 * r), (0.12 * r, 0.28 * r), (0.12 * r, 0.6 * r), (-0.12 * r, 0.6 * r)], (30, 50, 80))
+    return p.art()
+
+
+# --------------------------------------------------------------------------------------------
+# Dodo Dash projectiles: six distinct outlines and colours
+
+
+def projectile_outline(kind: str, diameter_mm: float) -> np.ndarray:
+    """(k, 2) the token's outline in its own frame (mm, x along its angle), about ``diameter_mm``
+    across: meteorite a lumpy rock, egg an oval, feather a long vane, banana a crescent, dodo a
+    bird, log a round-ended bar (drawn as a lying cylinder by the renderer)."""
+    r = diameter_mm / 2.0
+    t = np.linspace(0, math.tau, 40, endpoint=False)
+    if kind == "meteorite":
+        bumps = 1.0 + 0.13 * np.sin(5 * t + 0.7) + 0.07 * np.sin(9 * t + 2.0)
+        return np.column_stack([r * 0.9 * bumps * np.cos(t), r * 0.9 * bumps * np.sin(t)])
+    if kind == "egg":
+        return np.column_stack([r * np.cos(t) * np.where(np.cos(t) > 0, 1.0, 0.78), 0.72 * r * np.sin(t)])
+    if kind == "feather":
+        x = r * np.cos(t)
+        return np.column_stack([x, 0.3 * r * np.sin(t) * (1.0 - 0.4 * np.cos(t))])
+    if kind == "banana":
+        a = np.linspace(-1.1, 1.1, 20)
+        outer = np.column_stack([r * np.sin(a), r * 0.9 - r * np.cos(a) * 1.0])
+        inner = np.column_stack([0.8 * r * np.sin(a[::-1]), r * 0.9 - 0.62 * r * np.cos(a[::-1])])
+        pts = np.vstack([outer, inner])
+        return pts - [0, pts[:, 1].mean()]
+    if kind == "dodo":
+        body = np.column_stack([-0.15 * r + 0.7 * r * np.cos(t), 0.1 * r + 0.6 * r * np.sin(t)])
+        body = body[(body[:, 0] < 0.35 * r) | (body[:, 1] > 0.0)]
+        head = [(0.3 * r, -0.05 * r), (0.45 * r, -0.55 * r), (0.7 * r, -0.62 * r), (1.0 * r, -0.45 * r),
+                (0.72 * r, -0.35 * r), (0.6 * r, 0.05 * r)]
+        return np.vstack([body[body[:, 1] > 0], np.array(head)[::-1][::-1], body[body[:, 1] <= 0][::-1][:0]])
+    if kind == "log":
+        return np.array([(-r, -0.45 * r), (r, -0.45 * r), (r, 0.45 * r), (-r, 0.45 * r)])
+    return np.column_stack([r * np.cos(t), r * np.sin(t)])
+
+
+PROJECTILE_COLOURS = {"meteorite": (70, 80, 95), "log": (40, 85, 130), "egg": (235, 240, 245), "feather": (180, 160, 40),
+                      "banana": (40, 215, 245), "dodo": (170, 140, 120)}
+
+
+@lru_cache(maxsize=16)
+def projectile_face(kind: str, diameter_mm: float) -> Art:
+    """The top of a projectile token: its outline filled in its colour, with a few details."""
+    outline = projectile_outline(kind, diameter_mm)
+    ext = float(np.max(np.abs(outline))) * 2 + 1.0
+    p = _Pen(ext, ext)
+    col = PROJECTILE_COLOURS.get(kind, (150, 150, 150))
+    p.poly(outline, col)
+    r = diameter_mm / 2.0
+    dark = _shade(col, 0.6)
+    if kind == "meteorite":
+        for (x, y, rr) in ((-0.3, -0.2, 0.18), (0.25, 0.2, 0.14), (0.3, -0.35, 0.1), (-0.2, 0.4, 0.1)):
+            p.circle((x * r, y * r), rr * r, dark)
+        p.line(np.vstack([outline, outline[:1]]), (30, 60, 200), max(0.3, 0.06 * r))  # glowing rim
+    elif kind == "egg":
+        for (x, y) in ((-0.3, -0.2), (0.2, 0.25), (0.4, -0.1), (-0.1, 0.3), (0.0, -0.35)):
+            p.circle((x * r, y * r), 0.07 * r, (120, 170, 200))
+    elif kind == "feather":
+        p.line([(-r, 0), (r * 0.95, 0)], (240, 240, 240), max(0.3, 0.06 * r))
+        for k in np.linspace(-0.7, 0.7, 8):
+            p.line([(k * r, 0), (k * r + 0.15 * r, 0.22 * r)], dark, 0.3)
+            p.line([(k * r, 0), (k * r + 0.15 * r, -0.22 * r)], dark, 0.3)
+    elif kind == "banana":
+        ends = outline[[0, 19]]
+        for e in ends:
+            p.circle(e, 0.1 * r, (30, 60, 80))
+    elif kind == "dodo":
+        p.circle((0.62 * r, -0.47 * r), 0.07 * r, (20, 20, 20))
+        p.poly([(0.85 * r, -0.5 * r), (1.0 * r, -0.45 * r), (0.8 * r, -0.38 * r)], (40, 160, 230))
+        p.ellipse((-0.25 * r, 0.15 * r), (0.35 * r, 0.2 * r), 10, dark)  # wing
+    elif kind == "log":
+        for k in np.linspace(-0.8, 0.8, 5):
+            p.line([(k * r, -0.35 * r), (k * r + 0.2 * r, 0.35 * r)], dark, 0.5)
+    return p.art()

@@ -122,6 +122,14 @@ def _card(piece, size, h, face) -> Body:
     return Body(piece, parts, outline, np.array([piece.x, piece.y, -z]))
 
 
+def _deck(piece, size, h, face) -> Body:
+    """A face-down pile of cards: a low box with pale edges and the top card's art."""
+    body = _block(piece, size, h, (215, 220, 225))
+    if face is not None:
+        body.parts.append(Part("art", art_quad(piece, face.size_mm, piece.z + h), art=face))
+    return body
+
+
 def _figure(piece, r, h, colour, head_colour, extra=()) -> Body:
     z = piece.z
     x, y = piece.x, piece.y
@@ -133,6 +141,43 @@ def _figure(piece, r, h, colour, head_colour, extra=()) -> Body:
              Part("poly", ring(x, y, z + h, 0.42 * r), shade(head_colour, 1.15))]
     parts.extend(extra)
     return Body(piece, parts, np.vstack([ring(x, y, z, r), ring(x, y, z + h, 0.45 * r)]), np.array([x, y, -(z + h)]))
+
+
+def _flat_token(piece, h, outline_local, side_colour, face) -> Body:
+    """A thin token of any outline (banana, feather, dodo …): its base and top outlines in the side
+    colour (their union is the extruded silhouette of a thin token), the face art on top."""
+    z = piece.z
+    base, top = place(outline_local, piece, z), place(outline_local, piece, z + h)
+    parts = [Part("poly", base, side_colour), Part("poly", top, side_colour)]
+    if face is not None:
+        parts.append(Part("art", art_quad(piece, face.size_mm, z + h), art=face))
+    return Body(piece, parts, np.vstack([base, top]), np.array([piece.x, piece.y, -(z + h)]))
+
+
+def _log(piece, length, diameter, colour) -> Body:
+    """A log lying on the mat: a cylinder along the piece's x axis; the end facing the camera shows
+    its rings."""
+    rr = diameter / 2.0
+    a = np.linspace(0, math.tau, 32, endpoint=False)
+    ends = []
+    for sx in (-length / 2, length / 2):
+        local = np.column_stack([np.full_like(a, sx), rr * np.cos(a)])
+        pts = place(local, piece, 0.0)
+        pts[:, 2] = -(piece.z + rr + rr * np.sin(a))
+        ends.append(pts)
+    strip = place([(-length / 2, -rr * 0.3), (length / 2, -rr * 0.3), (length / 2, rr * 0.3), (-length / 2, rr * 0.3)],
+                  piece, piece.z + diameter)
+    parts = [Part("hull", np.vstack(ends), colour), Part("poly", strip, shade(colour, 1.25))]
+    for e in ends:
+        parts.append(Part("side", e, (90, 170, 215)))
+    return Body(piece, parts, np.vstack(ends), np.array([piece.x, piece.y, -(piece.z + diameter)]))
+
+
+def _racer_colour(piece) -> tuple:
+    c = piece.attributes.get("colour")
+    if c:
+        return named_colour(c)
+    return named_colour(RACER_COLOURS[sum(piece.id.encode()) % len(RACER_COLOURS)])
 
 
 def build_body(piece, spec, style) -> Body:
@@ -159,10 +204,46 @@ def build_body(piece, spec, style) -> Body:
     if shape == "block":
         return _block(piece, size, h, (45, 90, 140))
     if shape == "card":
-        face = artlib.character_card(tuple(size), team_colour if ti >= 0 else (120, 160, 90))
+        size = tuple(float(v) for v in size)
+        if "face_up" in attrs:
+            face_up = bool(attrs["face_up"])
+        else:
+            face_up = str(attrs.get("face", "up")).lower() not in ("down", "back")
+        if kind == "card" or "card" in attrs and kind not in ("character-card", "exhibition-card", "movement-card"):
+            name = str(attrs.get("card", "")).lower()
+            face = artlib.card_face(name, size) if face_up and name in artlib.CARD_FACES + ("goodboy", "good_boy") else artlib.card_back(size)
+        elif kind == "movement-card":
+            face = artlib.movement_card(size, int(attrs.get("value", 1))) if face_up else artlib.card_back(size)
+        else:
+            face = artlib.character_card(size, team_colour if ti >= 0 else (120, 160, 90))
+        if attrs.get("deck"):
+            return _deck(piece, size, max(h, 0.3 * int(attrs.get("count", 1))), face)
         return _card(piece, size, h, face)
+    if kind == "racer":
+        colour = _racer_colour(piece)
+        return _figure(piece, r, h, colour, (235, 235, 235))
+    if kind == "toucan":
+        beak = place([(0.3 * r, -0.12 * r), (1.25 * r, 0.0), (0.3 * r, 0.12 * r)], piece, piece.z + 0.9 * h)
+        return _figure(piece, r, h, (35, 35, 35), (40, 40, 40), [Part("poly", beak, (20, 140, 250))])
+    if kind == "hunter":
+        brim = ring(piece.x, piece.y, piece.z + 0.86 * h, 0.75 * r)
+        return _figure(piece, r, h, (80, 130, 150), (60, 140, 200), [Part("poly", brim, (30, 60, 90)),
+                        Part("poly", ring(piece.x, piece.y, piece.z + h, 0.4 * r), (40, 75, 110))])
     if shape == "figure":
         colour = named_colour(attrs.get("colour"), (60, 140, 200))
         return _figure(piece, r, h, colour, shade(colour, 1.1))
+    if spec is not None and spec.game == "morris" and kind == "egg":
+        face = artlib.egg_token(str(attrs.get("colour", "blue")).lower(), str(attrs.get("face", "whole")).lower(), round(2 * r, 3))
+        col = named_colour(attrs.get("colour"), (150, 150, 150))
+        return _disc(piece, r, h, col, shade(col, 0.6), face)
+    if kind == "shelter":
+        return _disc(piece, r, h, (80, 160, 110), (50, 100, 70), artlib.shelter(round(2 * r, 3)))
+    if kind == "log":
+        length = float(size[0]) if size and size[0] > 0 else 2 * r
+        return _log(piece, length, h if h > 0 else 2 * r, artlib.PROJECTILE_COLOURS["log"])
+    if kind in artlib.PROJECTILES:
+        col = artlib.PROJECTILE_COLOURS[kind]
+        return _flat_token(piece, h, artlib.projectile_outline(kind, 2 * r), shade(col, 0.6),
+                           artlib.projectile_face(kind, round(2 * r, 3)))
     colour = named_colour(attrs.get("colour"), team_colour)
     return _disc(piece, r, h, colour, shade(colour, 0.6), None)

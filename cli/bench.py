@@ -1,0 +1,40 @@
+"""``tableref bench …``: performance benchmarks (commands, not timed tests). Each subcommand imports
+its benchmark lazily; other packages add theirs here with a parser and a small runner."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bench", help="performance benchmarks (renderer, …)")
+    bs = p.add_subparsers(dest="bench_command", metavar="BENCHMARK")
+    bs.required = True
+
+    rp = bs.add_parser("render", help="frames/s of the simulated-table renderer on one core, per stage")
+    rp.add_argument("--frames", type=int, default=120, help="frames per board (default 120)")
+    rp.add_argument("--size", default="640x480", help="frame size WxH (default 640x480)")
+    rp.add_argument("--threads", type=int, default=1, help="OpenCV threads (default 1: one core)")
+    rp.add_argument("--seed", type=int, default=0)
+    rp.add_argument("--json", action="store_true", help="print the figures as JSON")
+    rp.set_defaults(func=_render)
+
+
+def _size(text: str) -> tuple:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size must look like 640x480, got {text!r}") from None
+    if not (16 <= w <= 4096 and 16 <= h <= 4096):
+        raise ValueError(f"--size must be between 16x16 and 4096x4096, got {text!r}")
+    return w, h
+
+
+def _render(args) -> int:
+    import json
+
+    from sim.bench import bench_render, format_report
+
+    if args.frames < 1:
+        raise ValueError(f"--frames must be at least 1, got {args.frames}")
+    report = bench_render(frames=args.frames, size=_size(args.size), seed=args.seed, threads=args.threads)
+    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0

@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "cli.serve",
     "cli.referee",
     "cli.sim",
+    "cli.bench",
 ]
 
 

@@ -67,7 +67,8 @@ TR.actionLabel = function (a) {
   for (const [k, v] of Object.entries(a)) {
     if (k === "type") continue;
     if (v === false || v === "" || v === null || (Array.isArray(v) && v.length === 0)) continue;
-    if (v === true) parts.push(k.replace(/_/g, " "));
+    if (k === "positions") parts.push(`${v.length} positions`);
+    else if (v === true) parts.push(k.replace(/_/g, " "));
     else parts.push(`${k.replace(/_/g, " ")}: ${Array.isArray(v) ? JSON.stringify(v) : v}`);
   }
   return a.type + (parts.length ? " · " + parts.join(", ") : "");

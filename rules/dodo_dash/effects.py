@@ -9,6 +9,8 @@ run loop calls the handler again.
 
 from __future__ import annotations
 
+import json
+
 from rules.dodo_dash import treasure
 from rules.dodo_dash.layout import Track
 from rules.dodo_dash.start import rng_for
@@ -16,6 +18,15 @@ from rules.dodo_dash.start import rng_for
 
 class EffectsMixin:
     # -- small helpers --------------------------------------------------------------------------
+    @property
+    def cat(self) -> dict:
+        """The game's catalogue (parsed once from ``state["catalogue"]``; treat as read-only)."""
+        src = self.state["catalogue"]
+        if getattr(self, "_cat_src", None) is not src:
+            self._cat = json.loads(src)
+            self._cat_src = src
+        return self._cat
+
     @property
     def track(self) -> Track:
         return Track(self.state["layout"])
@@ -61,7 +72,7 @@ class EffectsMixin:
         slot = self.state["traps"].get(str(h))
         if not slot or not slot["revealed"]:
             return False
-        return self.state["trap_tiles"][slot["tile"]].get("zone") == zone
+        return self.cat["trap_tiles"][slot["tile"]].get("zone") == zone
 
     def targets(self, kind: str, src, ctx: dict) -> list[int]:
         rs = self.state["racers"]
@@ -198,14 +209,14 @@ class EffectsMixin:
         h = tr.trap_at(dest)
         if h is not None and str(h) in st["traps"]:
             slot = st["traps"][str(h)]
-            tdef = st["trap_tiles"][slot["tile"]]
+            tdef = self.cat["trap_tiles"][slot["tile"]]
             if not slot["revealed"]:
                 slot["revealed"] = True
                 self.ev("trap_revealed", hex=h, tile=slot["tile"])
             if tdef["kind"] == "immediate":
                 need = tdef.get("only_with")
                 card = st["played"][r] if st["active"] == r else None
-                if need is None or (card is not None and st["cards"][card]["type"] == need):
+                if need is None or (card is not None and self.cat["cards"][card]["type"] == need):
                     self.ev("trap", racer=R["id"], hex=h, tile=slot["tile"])
                     steps += self.fx_steps(tdef["effects"], r, {}, "trap")
         if self.zone_tile(r, "damage_1"):
@@ -253,7 +264,7 @@ class EffectsMixin:
         got = self.rolls(step, 1, "charm")
         if got is None:
             return
-        faces = st["charm_tile_defs"][slot["tile"]]["faces"]
+        faces = self.cat["charm_tile_defs"][slot["tile"]]["faces"]
         for rng_, effs in faces.items():
             lo, _, hi = rng_.partition("-")
             if int(lo) <= got[0] <= int(hi or lo):
@@ -367,7 +378,7 @@ class EffectsMixin:
         c = st["charm_deck"].pop(0)
         st["box"].append("charm:" + c)  # resolved, then returned to the box
         self.ev("charm_card", racer=self.rid(step["src"]), card=c)
-        self.front(self.fx_steps(st["charm_cards"][c]["effects"], step["src"], {}, "charm"))
+        self.front(self.fx_steps(self.cat["charm_cards"][c]["effects"], step["src"], {}, "charm"))
 
     def _fx_todo(self, step, e):
         self.ev("unimplemented", text=e.get("text", ""))
@@ -375,7 +386,7 @@ class EffectsMixin:
     def _fx_projectile(self, step, e):
         st = self.state
         if "as_card" in e:  # "Resolve as Feather": the card's own projectile step
-            base = next(x for x in st["cards"][e["as_card"]]["effects"] if x["op"] == "projectile")
+            base = next(x for x in self.cat["cards"][e["as_card"]]["effects"] if x["op"] == "projectile")
             e = dict(base, **{k: v for k, v in e.items() if k not in ("as_card",)})
         if "hits" not in step:
             self.wait(step, {"kind": "hits", "projectile": e["kind"], "by": self.rid(step["src"])})

@@ -36,7 +36,7 @@ class FlowMixin:
             if not R["human"]:  # Challengers draw the top card of their own Movement deck
                 st["played"][i] = R["hand"].pop(0) if R["hand"] else None
         self.ev("reveal", cards={R["id"]: st["played"][i] for i, R in enumerate(rs)})
-        aggressive = [i for i, c in enumerate(st["played"]) if c and st["cards"][c]["type"] == "aggressive"]
+        aggressive = [i for i, c in enumerate(st["played"]) if c and self.cat["cards"][c]["type"] == "aggressive"]
         if len(aggressive) > self.aggressive_limit():
             for i in aggressive:
                 st["enraged"][i] = True
@@ -55,18 +55,18 @@ class FlowMixin:
             R = st["racers"][i]
             if not R["human"]:
                 continue  # Challengers resolve no abilities or powers
-            ab = st["racer_cards"][R["racer"]].get("ability")
+            ab = self.cat["racer_cards"][R["racer"]].get("ability")
             if ab and ab.get("trigger") == step["when"]:
                 steps.append({"op": "ability", "r": i, "power": None})
             for p in R["powers"]:
-                if st["power_cards"][p].get("trigger") == step["when"]:
+                if self.cat["power_cards"][p].get("trigger") == step["when"]:
                     steps.append({"op": "ability", "r": i, "power": p})
         self.front(steps)
 
     def _s_ability(self, step):
         st = self.state
         R = st["racers"][step["r"]]
-        d = st["power_cards"][step["power"]] if step["power"] else st["racer_cards"][R["racer"]]["ability"]
+        d = self.cat["power_cards"][step["power"]] if step["power"] else self.cat["racer_cards"][R["racer"]]["ability"]
         if step["power"] and step["power"] not in R["powers"]:
             return
         if d.get("may") and "use" not in step:
@@ -104,7 +104,7 @@ class FlowMixin:
         card = st["played"][r]
         if card is None:
             return
-        c = st["cards"][card]
+        c = self.cat["cards"][card]
         if R["human"]:
             if c["speed"] == "die":
                 got = self.rolls(step, 1, "speed")
@@ -114,7 +114,7 @@ class FlowMixin:
             else:
                 speed = c["speed"]
             if st["mode"] == "treasure":
-                speed += st["boost_mods"][R["boost"]]
+                speed += self.cat["boost_mods"][R["boost"]]
         else:
             speed = self.challenger_speed(step, R, c)
             if speed is None:
@@ -144,7 +144,7 @@ class FlowMixin:
         st = self.state
         r = step["r"]
         card = st["played"][r]
-        if st["racers"][r]["human"] and card and st["cards"][card]["type"] == "normal" \
+        if st["racers"][r]["human"] and card and self.cat["cards"][card]["type"] == "normal" \
                 and self.zone_tile(r, "normal_double"):
             self.ev("zone", racer=self.rid(r), zone="normal_double")
             self.front([{"op": "move", "r": r, "n": step["n"], "cause": "trap"}])
@@ -156,7 +156,7 @@ class FlowMixin:
         card = st["played"][r]
         item = {"owner": r, "card": card, "power": None, "effects": [], "canceled": False, "in_play": False}
         if card is not None:
-            c = st["cards"][card]
+            c = self.cat["cards"][card]
             if not R["human"]:
                 if c["icon"] == "claw":
                     item["effects"] = [{"op": "damage", "target": "humans", "n": 2}]
@@ -181,14 +181,14 @@ class FlowMixin:
             if not R["human"]:
                 continue
             for card in sorted(set(R["hand"])):
-                c = st["cards"][card]
+                c = self.cat["cards"][card]
                 if c["type"] != "reaction":
                     continue
                 if any(e["op"] == "cancel" for e in c["effects"]) and not cancelable:
                     continue
                 out.append((i, "card", card))
             for p in sorted(set(R["powers"])):
-                if st["power_cards"][p].get("trigger") == "reaction":
+                if self.cat["power_cards"][p].get("trigger") == "reaction":
                     out.append((i, "power", p))
         return out
 
@@ -201,7 +201,7 @@ class FlowMixin:
         R = st["racers"][r]
         R["hand"].remove(card)
         st["in_play"].append(card)
-        st["chain"].append({"owner": r, "card": card, "power": None, "effects": list(st["cards"][card]["effects"]),
+        st["chain"].append({"owner": r, "card": card, "power": None, "effects": list(self.cat["cards"][card]["effects"]),
                             "canceled": False, "in_play": True})
         self.ev("reaction", racer=R["id"], card=card)
         st["pending"] = None  # the window step stays at the front: it reopens after any zone move
@@ -212,7 +212,7 @@ class FlowMixin:
     def use_power(self, r: int, power: str) -> None:
         st = self.state
         R = st["racers"][r]
-        d = st["power_cards"][power]
+        d = self.cat["power_cards"][power]
         if d.get("use", "once") == "once":
             R["powers"].remove(power)
             st["power_deck"].append(power)

@@ -93,7 +93,7 @@ class Game(FlowMixin, EffectsMixin, GameBase):
             raise DodoDashError(f"Scheming Phase: {a.player} already chose a card this round")
         if a.card not in R["hand"]:
             raise CardNotInHand(f"Scheming Phase: {a.player} has no {a.card!r} in hand")
-        if st["cards"][a.card]["type"] == "reaction" and self._has_schemable(R):
+        if self.cat["cards"][a.card]["type"] == "reaction" and self._has_schemable(R):
             raise CardNotInHand("Scheming Phase: choose a Normal, Aggressive or Dash card "
                                 "(Reaction cards are played during the Running phase)")
         R["hand"].remove(a.card)
@@ -104,7 +104,7 @@ class Game(FlowMixin, EffectsMixin, GameBase):
             self.front([{"op": "reveal"}])
 
     def _has_schemable(self, R) -> bool:
-        return any(self.state["cards"][c]["type"] != "reaction" for c in R["hand"])
+        return any(self.cat["cards"][c]["type"] != "reaction" for c in R["hand"])
 
     def _act_PlayReaction(self, a: PlayReaction):
         self._expect("reactions")
@@ -112,7 +112,7 @@ class Game(FlowMixin, EffectsMixin, GameBase):
         R = self.state["racers"][r]
         if a.card not in R["hand"]:
             raise CardNotInHand(f"Reaction cards: {a.player} has no {a.card!r} in hand")
-        if self.state["cards"][a.card]["type"] != "reaction":
+        if self.cat["cards"][a.card]["type"] != "reaction":
             raise CardNotInHand(f"Reaction cards: {a.card!r} is not a Reaction card")
         if (r, "card", a.card) not in self.reaction_options():
             raise DodoDashError("Blocking: there is no effect left to cancel (blocking cancels effects, "
@@ -189,7 +189,7 @@ class Game(FlowMixin, EffectsMixin, GameBase):
                 if R["human"] and st["played"][i] is None:
                     ok = self._has_schemable(R)
                     for c in sorted(set(R["hand"])):
-                        if not ok or st["cards"][c]["type"] != "reaction":
+                        if not ok or self.cat["cards"][c]["type"] != "reaction":
                             out.append(Choose(R["id"], c))
             return out
         if k == "reactions":

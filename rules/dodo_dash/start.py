@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from rules.dodo_dash import catalogue as catmod
@@ -86,14 +87,18 @@ def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None,
     state = {
         "game": "dodo-dash", "mode": variant, "board": board, "track": track, "layout": lay,
         "dice": dice, "rng": {"seed": seed, "n": 0},
-        "cards": {c["id"]: {k: c[k] for k in ("name", "type", "speed", "icon", "effects") if k in c}
-                  for c in cat["movement"]},
-        "racer_cards": {s["racer"]: racer_defs[s["racer"]] for s in seats},
-        "power_cards": {p["id"]: p for p in cat["powers"]},
-        "charm_cards": {c["id"]: c for c in cat["charms"]},
-        "charm_tile_defs": {t["id"]: t for t in cat["charm_tiles"]},
-        "trap_tiles": {t["id"]: t for t in cat["traps"]},
-        "boost_mods": (cat.get("boost_card") or {}).get("modifiers", [0] * 12),
+        # The catalogue never changes during a game: it is kept as one JSON string (immutable, so
+        # push() snapshots cost nothing for it); ``Game.cat`` parses it once.
+        "catalogue": json.dumps({
+            "cards": {c["id"]: {k: c[k] for k in ("type", "speed", "icon", "effects") if k in c}
+                      for c in cat["movement"]},
+            "racer_cards": {s["racer"]: racer_defs[s["racer"]] for s in seats},
+            "power_cards": {p["id"]: p for p in cat["powers"]},
+            "charm_cards": {c["id"]: c for c in cat["charms"]},
+            "charm_tile_defs": {t["id"]: t for t in cat["charm_tiles"]},
+            "trap_tiles": {t["id"]: t for t in cat["traps"]},
+            "boost_mods": (cat.get("boost_card") or {}).get("modifiers", [0] * 12),
+        }, sort_keys=True, separators=(",", ":")),
         "racers": [], "deck": [], "discard": [], "in_play": [],
         "power_deck": [], "charm_deck": [], "charm_pool": [], "box": [],
         "traps": {}, "charm_hexes": {},

@@ -77,7 +77,7 @@ def test_the_hunt_ends_one_round_after_the_plus_11_step():
     close_windows(g)
     assert g.state["final_round"] and g.outcome() is None
     for R in g.state["racers"]:
-        card = next(c for c in R["hand"] if g.state["cards"][c]["type"] != "reaction")
+        card = next(c for c in R["hand"] if g.cat["cards"][c]["type"] != "reaction")
         g.push(Choose(R["id"], card))
     close_windows(g)
     while g.outcome() is None:

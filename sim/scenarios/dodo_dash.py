@@ -63,8 +63,11 @@ def _flight_time(z0: float, vz: float, g: float) -> float:
     return (vz + math.sqrt(vz * vz + 2 * g * z0)) / g if z0 > 0 or vz > 0 else 0.0
 
 
-def make_throw(rng, board, specs, cfg, projectile: str | None = None, seed: int = 0) -> Scenario:
-    """One projectile thrown at the racers (``projectile`` random when None)."""
+def make_throw(rng, board, specs, cfg, projectile: str | None = None, seed: int = 0, racers: list | None = None,
+               thrower: str | None = None) -> Scenario:
+    """One projectile thrown at the racers (``projectile`` random when None). ``racers`` (pieces with
+    a ``hex`` attribute [track, index]) and ``thrower`` (an id among them) continue a race; by
+    default 2-5 racers are stood on a random stretch of track."""
     projectile = projectile or str(rng.choice(PROJECTILES))
     if projectile not in PROJECTILES:
         raise ScenarioError(f"unknown projectile {projectile!r}; expected one of {', '.join(PROJECTILES)}")
@@ -73,9 +76,15 @@ def make_throw(rng, board, specs, cfg, projectile: str | None = None, seed: int 
     if spec is None:
         raise ScenarioError(f"sim config has no dodo-dash.projectiles.{projectile}")
     g = cfg.physics.gravity_mm_s2
-    n = int(rng.integers(dcfg.racers[0], dcfg.racers[1] + 1))
-    racers, track = _racers(rng, board, specs, cfg, n)
-    thrower = racers[int(rng.integers(n))]
+    if racers is None:
+        n = int(rng.integers(dcfg.racers[0], dcfg.racers[1] + 1))
+        racers, track = _racers(rng, board, specs, cfg, n)
+        thrower = racers[int(rng.integers(n))]
+    else:
+        racers = list(racers)
+        n = len(racers)
+        thrower = next((p for p in racers if p.id == thrower), racers[int(rng.integers(n))])
+        track = board.tracks[thrower.attributes["hex"][0]]
     others = [p for p in racers if p is not thrower] or racers
     target = others[int(rng.integers(len(others)))]
     tok = piece(specs, GAME, projectile, projectile, thrower.x, thrower.y)

@@ -66,22 +66,28 @@ def _run(game, board, pieces, cfg, reveal_at) -> Run:
     return Run(frames, [], [], reveal_at, cfg.dogo_dash.fps)
 
 
-def make_reveal(rng, board, specs, cfg, players: int | None = None, seed: int = 0) -> Scenario:
-    """``players`` (2-5; random when None) cards dealt to the seat zones and revealed together."""
+def make_reveal(rng, board, specs, cfg, players: int | None = None, seed: int = 0, cards: tuple | None = None) -> Scenario:
+    """``players`` (2-5; random when None) cards dealt to the seat zones and revealed together;
+    ``cards`` gives each seat's card kind (None: no card at that seat this round), else they are
+    drawn from a shuffled deck."""
     dcfg = cfg.dogo_dash
+    if cards is not None:
+        players = len(cards)
     players = int(rng.integers(dcfg.players[0], dcfg.players[1] + 1)) if players is None else int(players)
     if players not in board.seats:
         raise ScenarioError(f"{board.ref} has seat zones for {sorted(board.seats)} players, not {players}")
     deck = _deck(rng, cfg)
     pieces = []
     for i, seat in enumerate(board.seats[players], start=1):
+        if cards is not None and cards[i - 1] is None:
+            continue
         x0, y0, x1, y1 = board.region(seat).geometry.bounds
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         portrait = (y1 - y0) >= (x1 - x0)
         j = dcfg.deal_jitter_mm
         angle = (90.0 if portrait else 0.0) + float(rng.uniform(-dcfg.deal_jitter_deg, dcfg.deal_jitter_deg))
         pieces.append(_card_at(specs, f"card-{i}", cx + float(rng.uniform(-j, j)), cy + float(rng.uniform(-j, j)), angle,
-                               seat=seat, player=i, card=deck.pop(), face_up=False))
+                               seat=seat, player=i, card=cards[i - 1] if cards is not None else deck.pop(), face_up=False))
     deck_piece = _deck_piece(specs, board, len(deck))
     if deck_piece is not None:
         pieces.append(deck_piece)

@@ -36,14 +36,18 @@ def _waterfall_foot(board) -> tuple:
     return c.x, c.y - 100.0
 
 
-def _egg(rng, specs, cfg, i: int, x: float, y: float, p_broken: float):
-    colour = str(rng.choice(list(cfg.morris.colours)))
+def _egg(rng, specs, cfg, i: int, x: float, y: float, p_broken: float, colour: str | None = None):
+    colour = colour or str(rng.choice(list(cfg.morris.colours)))
     face = "broken" if rng.random() < p_broken else "whole"
     return piece(specs, GAME, "egg", f"egg-{i}", x, y, float(rng.uniform(0, 360)), colour=colour, face=face)
 
 
-def make_slide(rng, board, specs, cfg, eggs: int | None = None, p_broken: float | None = None, seed: int = 0) -> Scenario:
-    """The toucan's slide with ``eggs`` (1 or 2; random from ``morris.eggs`` when None) eggs."""
+def make_slide(rng, board, specs, cfg, eggs: int | None = None, p_broken: float | None = None, seed: int = 0,
+               colours: tuple | None = None) -> Scenario:
+    """The toucan's slide with ``eggs`` (1 or 2; random from ``morris.eggs`` when None) eggs, of the
+    given ``colours`` (random when None; its length then sets ``eggs``)."""
+    if colours is not None:
+        eggs = len(colours)
     mcfg = cfg.morris
     p_broken = mcfg.p_broken if p_broken is None else float(p_broken)
     if not 0.0 <= p_broken <= 1.0:
@@ -76,7 +80,7 @@ def make_slide(rng, board, specs, cfg, eggs: int | None = None, p_broken: float 
         side = (i - 1.5) * (2 * r_e + 2) if eggs == 2 else 0.0  # head and a wing: side by side
         ex = tx + reach * math.cos(a) - side * math.sin(a)
         ey = ty + reach * math.sin(a) + side * math.cos(a)
-        egg = _egg(rng, specs, cfg, i, ex, ey, p_broken)
+        egg = _egg(rng, specs, cfg, i, ex, ey, p_broken, colours[i - 1] if colours else None)
         z = float(rng.uniform(*mcfg.fall_height_mm))
         v = float(rng.uniform(*mcfg.slide_speed_mm_s))
         egg.z = z

@@ -92,7 +92,8 @@ def make_throw(rng, board, specs, cfg, projectile: str | None = None, seed: int 
     z0 = float(rng.uniform(*spec.drop_height_mm))
     vz = float(rng.uniform(*spec.vz_mm_s))
     meta = {"projectile": projectile, "projectile_id": tok.id, "thrower": thrower.id, "target": target.id,
-            "first_hit_only": projectile in dcfg.first_hit_only, "track": track.name}
+            "first_hit_only": projectile in dcfg.first_hit_only, "track": track.name,
+            "thrower_hex": list(thrower.attributes["hex"])}
     if projectile == "egg":
         # racers on the thrower's hex are set aside; the egg sits in the middle of that hex
         hx, hy = track.centres()[thrower.attributes["hex"][1]]

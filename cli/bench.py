@@ -17,6 +17,14 @@ def register(sub) -> None:
     rp.add_argument("--json", action="store_true", help="print the figures as JSON")
     rp.set_defaults(func=_render)
 
+    ref = bs.add_parser("referee", help="every referee call on noisy near-miss cases: correct / too close / wrong-while-confident")
+    ref.add_argument("--calls", type=int, default=10000, help="calls per call type (default 10000)")
+    ref.add_argument("--k", type=float, default=None, help="too-close multiple of σ (default: referee/config.yaml)")
+    ref.add_argument("--seed", type=int, default=0)
+    ref.add_argument("--no-sim", action="store_true", help="skip the simulator's near-miss suites")
+    ref.add_argument("--json", action="store_true", help="print the rows as JSON")
+    ref.set_defaults(func=_referee)
+
 
 def _size(text: str) -> tuple:
     try:
@@ -38,3 +46,9 @@ def _render(args) -> int:
     report = bench_render(frames=args.frames, size=_size(args.size), seed=args.seed, threads=args.threads)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
+
+
+def _referee(args) -> int:
+    from referee.bench import main
+
+    return main(args)

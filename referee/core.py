@@ -190,12 +190,37 @@ def decide(margin, sigma, k: float) -> np.ndarray:
 
 
 def registration_sigma(transform, points_mm, floor_mm: float = 0.0) -> np.ndarray:
-    """(n,) registration 1-σ in mm at (n, 2) mat-mm points: ``transform.sigma_mm`` (0 without a
-    transform), never below ``floor_mm``."""
+    """(n,) registration 1-σ in mm at (n, 2) mat-mm points, along the worst direction.
+
+    ``MatTransform.sigma_mm`` reports the RMS of the x and y errors; a margin is measured along one
+    direction, which can be the worse axis (an oblique camera stretches the error along its line of
+    sight), so the referee takes the largest principal σ of the same propagated covariance,
+    √λmax ≥ sigma_mm. Without a covariance it is ``sigma_mm`` (the residual times the local scale);
+    0 without a transform; never below ``floor_mm``."""
     pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
     if transform is None or len(pts) == 0:
         return np.full(len(pts), float(floor_mm))
-    return np.maximum(np.asarray(transform.sigma_mm(pts), dtype=np.float64), floor_mm)
+    cov_h = getattr(transform, "cov_h", None)
+    if cov_h is None or not hasattr(transform, "H"):
+        return np.maximum(np.asarray(transform.sigma_mm(pts), dtype=np.float64), floor_mm)
+    from calibration.transform import homography_param_jacobian
+
+    H = np.asarray(transform.H, dtype=np.float64)
+    x, y = pts[:, 0], pts[:, 1]
+    u = H[0, 0] * x + H[0, 1] * y + H[0, 2]
+    v = H[1, 0] * x + H[1, 1] * y + H[1, 2]
+    w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+    J = np.empty((len(pts), 2, 2))  # d(px)/d(mm)
+    J[:, 0, 0] = (H[0, 0] * w - u * H[2, 0]) / w ** 2
+    J[:, 0, 1] = (H[0, 1] * w - u * H[2, 1]) / w ** 2
+    J[:, 1, 0] = (H[1, 0] * w - v * H[2, 0]) / w ** 2
+    J[:, 1, 1] = (H[1, 1] * w - v * H[2, 1]) / w ** 2
+    Jinv = np.linalg.inv(J)
+    Jh = homography_param_jacobian(H, pts)
+    cov_px = Jh @ np.asarray(cov_h, dtype=np.float64) @ np.transpose(Jh, (0, 2, 1))
+    cov_mm = Jinv @ cov_px @ np.transpose(Jinv, (0, 2, 1))
+    worst = np.sqrt(np.maximum(np.linalg.eigvalsh(cov_mm)[:, -1], 0.0))
+    return np.maximum(worst, floor_mm)
 
 
 def piece_sigma(transform, points_mm, detection_sigma, floor_mm: float = 0.0) -> np.ndarray:

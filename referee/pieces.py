@@ -32,15 +32,17 @@ class Pieces:
 
 
 def piece_names(obs) -> list[str]:
-    """A display name per piece: its ``name`` attribute, else ``kind#j``."""
+    """A display name per piece: its ``name`` attribute, else its kind when it is the only one of
+    its kind, else ``kind#j``."""
     names = obs.attribute("name")
+    kinds = [str(k) for k in obs.kind]
+    total = {k: kinds.count(k) for k in set(kinds)}
     count: dict = {}
     out = []
-    for i in range(len(obs)):
-        kind = str(obs.kind[i])
+    for i, kind in enumerate(kinds):
         j = count.get(kind, 0)
         count[kind] = j + 1
-        out.append(str(names[i]) if names[i] else f"{kind}#{j}")
+        out.append(str(names[i]) if names[i] else (kind if total[kind] == 1 else f"{kind}#{j}"))
     return out
 
 

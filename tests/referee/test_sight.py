@@ -34,7 +34,7 @@ def test_sight_table(blockers, radii, mode, answer, clearance):
 def test_sight_sigma_includes_binding_blocker():
     xy = [[0, 0], [100, 0], [50, 0], [50, 300]]
     (v,) = sight_calls(xy, [MED, MED, 14.5, MED], [0.1, 0.2, 0.2, 5.0], [(0, 1)], k=3)
-    assert v.sigma == pytest.approx(0.3)  # the far disc does not bind
+    assert v.sigma == pytest.approx(np.hypot(0.2, 0.2))  # max of the pair, the binding blocker; the far disc does not bind
 
 
 def test_sight_errors_and_empty():

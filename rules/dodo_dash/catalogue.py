@@ -25,6 +25,11 @@ todo          text                                        not implemented: the e
 Targets: self, ahead, behind, others, all, lead, last, humans, hit (the racer a projectile hit,
 inside ``on_hit``), canceled_owner (the player whose card this reaction canceled), choose_other
 (the player picks another racer). Projectile kinds: meteorite, log, egg, feather, banana, dodo.
+
+Racer abilities and Dodo-Idol Power cards are ``{"trigger": ..., "may": bool, "effects": [...]}``
+(powers also ``"use": "once"|"persistent"``; a used "once" power goes under the Power deck).
+Triggers: none, after_reveal, end_of_round, reaction (used like a Reaction card in an open
+window), hit (hit by a projectile), damage_taken, damage_dealt (both before the discards).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ DIFFICULTIES = ("easy", "normal", "hard")
 PROJECTILES = ("meteorite", "log", "egg", "feather", "banana", "dodo")
 TARGETS = ("self", "ahead", "behind", "others", "all", "lead", "last", "humans", "hit",
            "canceled_owner", "choose_other")
-TRIGGERS = ("none", "after_reveal", "end_of_round", "reaction")
+TRIGGERS = ("none", "after_reveal", "end_of_round", "reaction", "hit", "damage_taken", "damage_dealt")
 ZONES = ("normal_double", "reaction_advance_3", "aggressive_ignores_enraged", "damage_1")
 OPS = {
     "move": {"target", "n"},

@@ -139,6 +139,17 @@ class EffectsMixin:
         if st["mode"] == "treasure" and R["immune"] and src is not None and src != r:
             self.ev("immune", racer=R["id"], damage=n)
             return
+        if not step.get("triggered"):
+            # Abilities or powers activated by dealing or taking damage resolve when the damage is
+            # declared, before the cards are discarded.
+            per = {r: "damage_taken"}
+            if src is not None and src != r:
+                per[src] = "damage_dealt"
+            steps = self.trigger_steps(per)
+            if steps:
+                step["triggered"] = True
+                self.front(steps + [step])
+                return
         hand = R["hand"]
         if not R["human"]:  # a Challenger discards from the top of its Movement deck
             lost = hand[:n]
@@ -395,7 +406,7 @@ class EffectsMixin:
         if e["kind"] in ("feather", "dodo"):
             hits = hits[:1]  # only the first Racer touched is hit
         self.ev("hit", projectile=e["kind"], by=self.rid(step["src"]), racers=[self.rid(h) for h in hits])
-        steps = []
+        steps = self.trigger_steps("hit", only=set(hits))  # "when getting hit by a projectile"
         for h in hits:
             if e.get("damage", 0):
                 steps.append({"op": "hurt", "r": h, "n": e["damage"], "src": step["src"]})

@@ -27,6 +27,9 @@ class FlowMixin:
         st["active"] = None
         st["pending"] = {"kind": "choose"}
         self.ev("round", round=st["round"], first=self.rid(st["first"]))
+        if self.all_chosen():  # nobody holds a card (every card is out of reach): reveal at once
+            st["pending"] = None
+            self.front([{"op": "reveal"}])
 
     # -- Scheming -------------------------------------------------------------------------------
     def _s_reveal(self, step):
@@ -48,20 +51,34 @@ class FlowMixin:
         self.front(steps)
 
     def _s_triggers(self, step):
-        """Abilities and powers that fire at the same time resolve in turn order from the first player."""
+        self.front(self.trigger_steps(step["when"]))
+
+    def trigger_steps(self, when, only=None) -> list[dict]:
+        """Abilities and powers that fire at the same time resolve in turn order from the first
+        player (Activation Order); ``only`` restricts them to some racers; ``when`` is a trigger
+        name or a dict {racer index: trigger name}."""
         st = self.state
         steps = []
+        per = when if isinstance(when, dict) else None
         for i in self.order():
             R = st["racers"][i]
-            if not R["human"]:
+            if not R["human"] or (only is not None and i not in only) or (per is not None and i not in per):
                 continue  # Challengers resolve no abilities or powers
+            if per is not None:
+                when = per[i]
             ab = self.cat["racer_cards"][R["racer"]].get("ability")
-            if ab and ab.get("trigger") == step["when"]:
+            if ab and ab.get("trigger") == when:
                 steps.append({"op": "ability", "r": i, "power": None})
             for p in R["powers"]:
-                if self.cat["power_cards"][p].get("trigger") == step["when"]:
+                if self.cat["power_cards"][p].get("trigger") == when:
                     steps.append({"op": "ability", "r": i, "power": p})
-        self.front(steps)
+        return steps
+
+    def all_chosen(self) -> bool:
+        """Every human has a card face down (a human with no card at all plays none this round)."""
+        st = self.state
+        return all(st["played"][i] is not None or not R["hand"]
+                   for i, R in enumerate(st["racers"]) if R["human"])
 
     def _s_ability(self, step):
         st = self.state

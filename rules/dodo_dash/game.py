@@ -99,7 +99,7 @@ class Game(FlowMixin, EffectsMixin, GameBase):
         R["hand"].remove(a.card)
         st["played"][r] = a.card
         self.ev("chosen", racer=a.player)
-        if all(st["played"][i] is not None for i, X in enumerate(st["racers"]) if X["human"]):
+        if self.all_chosen():
             st["pending"] = None
             self.front([{"op": "reveal"}])
 

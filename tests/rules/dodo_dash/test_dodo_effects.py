@@ -227,3 +227,36 @@ def test_after_reveal_racer_ability_and_a_reaction_power():
     g.push(UsePower("A", "power-02"))
     close_windows(g)
     assert g.racer("A")["powers"] == []
+
+
+def test_damage_triggers_resolve_before_the_discards():
+    cat = catalogue_with(aggressive_01={"effects": [{"op": "damage", "target": "others", "n": 1}]})
+    cat["racers"][1]["ability"] = {"trigger": "damage_taken", "effects": [{"op": "draw", "target": "self", "n": 1}]}
+    cat["racers"][0]["ability"] = {"trigger": "damage_dealt", "effects": [{"op": "move", "target": "self", "n": 1}]}
+    g = plain_game(cards=cat, racers=["racer-1", "racer-2", "racer-3"],
+                   hands=dict(FILL, A=["aggressive-01", "normal-01"]), positions={"A": 0, "B": 5, "C": 5})
+    start(g)
+    # A's "when dealing damage" move and B's "when taking damage" draw come (in turn order) before
+    # B chooses the discard, which now has 3 cards to choose from
+    assert [e.data for e in g.last_events if e.kind == "ability"] == [
+        {"racer": "A", "what": "racer-1"}, {"racer": "B", "what": "racer-2"}]
+    assert "damage" not in kinds(g.last_events)
+    assert g.pending == {"kind": "discard", "player": "B", "n": 1} and len(g.racer("B")["hand"]) == 3
+
+
+def test_hit_trigger_fires_for_each_racer_hit_in_turn_order():
+    cat = catalogue_with(aggressive_01={"effects": [{"op": "projectile", "kind": "meteorite", "damage": 0}]})
+    for i in range(3):
+        cat["racers"][i]["ability"] = {"trigger": "hit", "effects": [{"op": "draw", "target": "self", "n": 1}]}
+    g = plain_game(cards=cat, racers=["racer-1", "racer-2", "racer-3"],
+                   hands=dict(FILL, A=["aggressive-01", "normal-01"]), positions={"A": 0, "B": 5, "C": 5})
+    start(g)
+    ev = g.push(Hits(("C", "B")))
+    assert [e.data["racer"] for e in ev if e.kind == "ability"] == ["B", "C"]
+
+
+def test_a_player_without_cards_plays_none_that_round():
+    g = plain_game(hands=dict(FILL, A=[]), positions={"A": 0, "B": 0, "C": 0})
+    g.state["deck"], g.state["discard"] = [], []
+    choose_all(g, {"B": "normal-03", "C": "normal-05"})
+    assert g.state["round"] >= 1 and "reveal" in kinds(g.last_events)

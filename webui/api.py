@@ -90,10 +90,7 @@ def create_match():
 
 @bp.get("/matches/<match_id>")
 def get_match(match_id):
-    store = get_store()
-    v = record.view(get_hub().replayed(store, match_id))
-    v["current"] = record.current_match_id(store) == match_id
-    return jsonify(v)
+    return jsonify(record.snapshot(get_store(), get_hub(), match_id))
 
 
 @bp.delete("/matches/<match_id>")
@@ -150,9 +147,7 @@ def current():
     mid = record.current_match_id(store)
     if mid is None:
         return jsonify({"match": None})
-    v = record.view(get_hub().replayed(store, mid))
-    v["current"] = True
-    return jsonify(v)
+    return jsonify(record.snapshot(store, get_hub(), mid))
 
 
 # -- calls ----------------------------------------------------------------------------------------
@@ -171,8 +166,9 @@ def list_calls():
     status = request.args.get("status", "pending")
     if status not in ("pending", "all"):
         raise InputError("status: expected pending or all")
-    rep = get_hub().replayed(store, match_id)
-    calls = rep.pending_calls() if status == "pending" else list(rep.calls.values())
+    with get_hub().lock:
+        rep = get_hub().replayed(store, match_id)
+        calls = rep.pending_calls() if status == "pending" else list(rep.calls.values())
     return jsonify({"match": match_id, "calls": calls})
 
 
@@ -180,7 +176,9 @@ def list_calls():
 def get_call(call_id):
     store = get_store()
     match_id = store.find_call(call_id)
-    return jsonify({"match": match_id, **get_hub().replayed(store, match_id).calls[call_id]})
+    with get_hub().lock:
+        call = dict(get_hub().replayed(store, match_id).calls[call_id])
+    return jsonify({"match": match_id, **call})
 
 
 @bp.post("/calls/<call_id>/decision")
@@ -221,8 +219,7 @@ def events():
     first = []
     mid = record.current_match_id(store)
     if mid is not None:
-        v = record.view(hub.replayed(store, mid))
-        v["current"] = True
+        v = record.snapshot(store, hub, mid)
         import json
 
         first.append(f"event: state\ndata: {json.dumps({**v, 'sent_t': time.time()}, separators=(',', ':'))}\n\n")

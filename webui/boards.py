@@ -68,6 +68,7 @@ def save(data_dir: Path | str, game: str, name: str, raw: Any) -> tuple[Board, P
     import yaml
 
     path = user_path(data_dir, game, name)
+    raw = _from_json(raw)
     board = parse_board(raw, f"{game}/{name}")
     if (board.game, board.name) != (game, name):
         raise BoardError(f"the board says it is {board.game}/{board.name} but is being saved as {game}/{name}")
@@ -78,3 +79,11 @@ def save(data_dir: Path | str, game: str, name: str, raw: Any) -> tuple[Board, P
     tmp.write_text(header + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True), encoding="utf-8")
     tmp.replace(path)
     return board, path
+
+
+def _from_json(raw: Any) -> Any:
+    """JSON object keys are always text; the board format keys ``seats`` by number of players
+    (YAML ints). Turn ``"2"`` back into ``2`` there, and nowhere else."""
+    if isinstance(raw, dict) and isinstance(raw.get("seats"), dict):
+        raw = {**raw, "seats": {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in raw["seats"].items()}}
+    return raw

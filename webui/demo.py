@@ -180,13 +180,14 @@ class DemoTable:
 
     def _step(self, store: Store) -> None:
         mid = self.match_id
-        rep = self.hub.replayed(store, mid)
-        game = rep.game
+        with self.hub.lock:  # a private copy: the API may append (and the hub catch up) meanwhile
+            rep = self.hub.replayed(store, mid)
+            game = rep.game.copy(stack=False)
+            pending = [dict(c) for c in rep.pending_calls()]
         if game.outcome() is not None:
             self._idle(5.0)
             self.match_id = self._ensure_match(store)
             return
-        pending = rep.pending_calls()
         if pending:
             waited = time.time() - pending[0]["t"]
             if self.auto_confirm_s is not None and waited > self.auto_confirm_s:

@@ -102,13 +102,13 @@ def _check_legal(rep: Replayed, action: Any) -> None:
         parsed = rep.game.action_from_dict(action)
     except RulesError as exc:
         raise InputError(f"action: {exc}") from None
+    trial = rep.game.copy(stack=False)  # never touch the shared game: readers may be looking at it
     try:
-        rep.game.push(parsed)
+        trial.push(parsed)
     except IllegalActionError as exc:
         raise ConflictError(f"illegal now: {exc}") from None
     except RulesError as exc:
         raise InputError(f"action: {exc}") from None
-    rep.game.pop()
 
 
 # -- calls --------------------------------------------------------------------------------------
@@ -283,10 +283,16 @@ def _extras(g) -> dict:
     return out
 
 
+def snapshot(store: Store, hub: Hub, match_id: str) -> dict:
+    """The view of a match, taken under the hub's lock (so never half way through a catch-up)."""
+    with hub.lock:
+        v = view(hub.replayed(store, match_id))
+        v["current"] = current_match_id(store) == match_id
+        return v
+
+
 def publish_state(store: Store, hub: Hub, match_id: str, seq: int | None = None) -> dict:
-    rep = hub.replayed(store, match_id)
-    v = view(rep)
-    v["current"] = current_match_id(store) == match_id
+    v = snapshot(store, hub, match_id)
     hub.publish("state", v)
     return v
 

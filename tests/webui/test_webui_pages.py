@@ -66,3 +66,22 @@ def test_event_stream_sends_the_current_state(client, started):
             break
     r.close()
     assert started in "".join(chunks)
+
+
+@pytest.mark.parametrize("argv, code", [
+    (["serve", "--host", "0.0.0.0", "--port", "0"], 2),        # another address without a token
+    (["serve", "--host", "192.168.1.5", "--port", "0"], 2),
+    (["serve", "--port", "70000"], 2),                          # not a port
+])
+def test_serve_refuses_unsafe_options(argv, code, capsys):
+    from cli.main import main
+
+    assert main(argv) == code
+    assert "tableref: error:" in capsys.readouterr().err
+
+
+def test_every_shipped_board_round_trips_through_the_editor_api(client):
+    for b in client.get("/api/boards").get_json()["boards"]:
+        raw = client.get(f"/api/boards/{b['ref']}").get_json()["board"]
+        r = client.put(f"/api/boards/{b['ref']}", json={"board": raw})
+        assert r.status_code == 200, (b["ref"], r.get_json())

@@ -25,6 +25,15 @@ def register(sub) -> None:
     ref.add_argument("--json", action="store_true", help="print the rows as JSON")
     ref.set_defaults(func=_referee)
 
+    web = bs.add_parser("web", help="50 overlay SSE viewers + 5 MJPEG viewers on loopback; state change -> viewer latency")
+    web.add_argument("--viewers", type=int, default=50, help="SSE (overlay) viewers, 1..200")
+    web.add_argument("--video", type=int, default=5, help="MJPEG viewers, 0..20")
+    web.add_argument("--changes", type=int, default=30, help="state changes to time, 1..500")
+    web.add_argument("--interval", type=float, default=0.2, help="seconds between changes")
+    web.add_argument("--fps", type=float, default=15.0, help="the live loop's frame rate")
+    web.add_argument("--timeout", type=float, default=90.0, help="bound on the whole run, seconds")
+    web.set_defaults(func=_web)
+
 
 def _size(text: str) -> tuple:
     try:
@@ -46,6 +55,12 @@ def _render(args) -> int:
     report = bench_render(frames=args.frames, size=_size(args.size), seed=args.seed, threads=args.threads)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
+
+
+def _web(args) -> int:
+    from webui.bench import main
+
+    return main(args)
 
 
 def _referee(args) -> int:

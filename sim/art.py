@@ -30,7 +30,8 @@ PROJECTILES = ("meteorite", "log", "egg", "feather", "banana", "dodo")
 
 @dataclass(frozen=True, eq=False)
 class Art:
-    """``image`` BGRA uint8 (rows = the piece's local +y) covering ``size_mm`` (w, h)."""
+    """``image`` BGRA uint8 (rows = the piece's local +y) covering ``size_mm`` (w, h), colours
+    premultiplied by alpha (as OpenCV's antialiased drawing on a transparent canvas leaves them)."""
 
     image: np.ndarray
     size_mm: tuple
@@ -115,7 +116,17 @@ def circle_pts(c, r, n=64, ry=None):
 
 
 def _shade(colour, k):
-    return tuple(int(np.clip(c * k, 0, 255)) for c in colour)
+    return tuple(int(min(255.0, max(0.0, c * k))) for c in colour)
+
+
+def _clip_to_circle(p: "_Pen", r: float) -> None:
+    """Cut the art to a circle of radius r mm (keeping the colours premultiplied by alpha)."""
+    import cv2
+
+    mask = np.zeros(p.img.shape[:2], np.uint8)
+    cv2.circle(mask, (int(round((p.W / 2 - 0.5) * ONE)), int(round((p.H / 2 - 0.5) * ONE))), int(round(r * p.res * ONE)),
+               255, -1, cv2.LINE_AA, SHIFT)
+    p.img[:] = (p.img.astype(np.uint16) * mask[:, :, None].astype(np.uint16) // 255).astype(np.uint8)
 
 
 def _mix(c1, c2, a):
@@ -141,12 +152,7 @@ def disc_face(diameter_mm: float, colour: tuple, team: int, emblem: str = "dino"
             a = np.array([k - r, -r * 1.2])
             b = np.array([k + r, r * 1.2])
             p.line([a, b], light, r * 0.08)
-        # keep stripes inside the disc
-        mask = np.zeros(p.img.shape[:2], np.uint8)
-        import cv2
-
-        cv2.circle(mask, (int(p.W / 2), int(p.H / 2)), int(r * p.res), 255, -1, cv2.LINE_AA)
-        p.img[:, :, 3] = np.minimum(p.img[:, :, 3], mask)
+        _clip_to_circle(p, r)  # keep the stripes inside the disc
     else:
         for a in np.linspace(0, math.tau, 8, endpoint=False):
             p.circle((0.8 * r * math.cos(a), 0.8 * r * math.sin(a)), r * 0.08, light)
@@ -183,11 +189,7 @@ def ball_face(diameter_mm: float) -> Art:
     p.line([(0, -r), (0, r)], seam, w)
     p.ellipse((-r * 0.95, 0), (r * 0.55, r * 0.85), 0, seam, w, (-90, 90))
     p.ellipse((r * 0.95, 0), (r * 0.55, r * 0.85), 0, seam, w, (90, 270))
-    mask = np.zeros(p.img.shape[:2], np.uint8)
-    import cv2
-
-    cv2.circle(mask, (int(p.W / 2), int(p.H / 2)), int(r * p.res), 255, -1, cv2.LINE_AA)
-    p.img[:, :, 3] = np.minimum(p.img[:, :, 3], mask)
+    _clip_to_circle(p, r)
     return p.art()
 
 
@@ -296,12 +298,6 @@ def card_back(size_mm: tuple = (88.0, 63.0)) -> Art:
     """The common Dogo Dash card back: a blue diamond lattice with a white paw in an oval."""
     L, W = size_mm
     p = _Pen(L, W)
-    p.poly(_round_rect(L, W, 3.0), (245, 248, 250))
-    p.poly(_round_rect(L - 5, W - 5, 2.5), (150, 70, 30))
-    for k in np.arange(-L, L, 8.0):
-        p.line([(k, -W / 2 + 3), (k + W - 6, W / 2 - 3)], (170, 95, 50), 0.8)
-        p.line([(k, W / 2 - 3), (k + W - 6, -W / 2 + 3)], (170, 95, 50), 0.8)
-    p.img[:, :, 3] = 0
     p.poly(_round_rect(L, W, 3.0), (245, 248, 250))
     inner = _Pen(L, W)
     inner.poly(_round_rect(L - 5, W - 5, 2.5), (150, 70, 30))

@@ -40,8 +40,19 @@ class Body:
     occluder: bool = False
 
 
+_UNIT = {}
+
+
 def ring(cx, cy, z_mm, r, n=N_CIRCLE, angle=0.0) -> np.ndarray:
     """(n, 3) a horizontal circle of radius r mm at height z_mm (mat frame z = -z_mm)."""
+    if angle == 0.0:
+        unit = _UNIT.get(n)
+        if unit is None:
+            a = np.linspace(0, math.tau, n, endpoint=False)
+            unit = _UNIT[n] = np.column_stack([np.cos(a), np.sin(a), np.zeros(n)])
+        out = unit * r
+        out += (cx, cy, -z_mm)
+        return out
     a = angle + np.linspace(0, math.tau, n, endpoint=False)
     return np.column_stack([cx + r * np.cos(a), cy + r * np.sin(a), np.full(n, -z_mm)])
 
@@ -63,7 +74,7 @@ def art_quad(piece, size_mm, z_mm) -> np.ndarray:
 
 
 def shade(colour, k) -> tuple:
-    return tuple(int(np.clip(c * k, 0, 255)) for c in colour)
+    return tuple(int(min(255.0, max(0.0, c * k))) for c in colour)
 
 
 def named_colour(name, default=(150, 150, 150)) -> tuple:

@@ -18,7 +18,6 @@ import numpy as np
 SHIFT = 4
 ONE = 1 << SHIFT
 OCCLUDER_LABEL = 65535
-NOISE_SCALE = 64.0  # the noise bank holds N(0, 1) * NOISE_SCALE as int16
 
 
 def light_direction(style) -> tuple:
@@ -54,8 +53,8 @@ def apply_shadows(img: np.ndarray, hulls_px: list, style) -> None:
         return
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     off = np.array([x0, y0])
-    polys = [np.round((h - off) * ONE).astype(np.int32) for h in hulls_px]
-    cv2.fillPoly(mask, polys, 255, cv2.LINE_AA, SHIFT)
+    for h in hulls_px:  # one call each: fillPoly of several polygons would XOR their overlaps
+        cv2.fillPoly(mask, [np.round((h - off) * ONE).astype(np.int32)], 255, cv2.LINE_AA, SHIFT)
     if style.shadow_blur_px > 0.3:
         mask = cv2.GaussianBlur(mask, (0, 0), style.shadow_blur_px)
     gain = 255 - (mask.astype(np.uint16) * int(round(style.shadow_strength * 256)) >> 8).astype(np.uint8)
@@ -114,11 +113,17 @@ def _gain_u8(size: tuple, brightness: float, colour_gain: tuple, gradient: float
     return out
 
 
-@lru_cache(maxsize=4)
-def _noise_bank(size: tuple) -> np.ndarray:
+@lru_cache(maxsize=8)
+def _noise_banks(size: tuple, sigma_q: float) -> tuple:
+    """Two uint8 banks (positive and negative parts of N(0, sigma_q²) noise) a little larger than
+    the frame, from a fixed seed: adding one and subtracting the other is two saturating uint8 ops."""
     w, h = size
     rng = np.random.default_rng(0x7AB1E)
-    return np.clip(rng.standard_normal((h + 128, w + 128, 3)) * NOISE_SCALE, -32000, 32000).astype(np.int16)
+    n = rng.standard_normal((h + 128, w + 128, 3)).astype(np.float32) * sigma_q
+    n = np.round(n)
+    pos = np.clip(n, 0, 255).astype(np.uint8)
+    neg = np.clip(-n, 0, 255).astype(np.uint8)
+    return pos, neg
 
 
 def apply_lighting(img: np.ndarray, style, light_dir_px: tuple = (0.0, -1.0)) -> np.ndarray:
@@ -138,18 +143,19 @@ def apply_lighting(img: np.ndarray, style, light_dir_px: tuple = (0.0, -1.0)) ->
 
 
 def apply_noise(img: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Additive Gaussian sensor noise of ``sigma`` grey levels (a random window of a fixed noise
-    bank, drawn from ``rng``: cheap and reproducible)."""
+    """Additive Gaussian sensor noise of ``sigma`` grey levels (quantised to 0.25): a window at a
+    random offset, drawn from ``rng``, of a fixed noise bank (cheap and reproducible)."""
     import cv2
 
     if sigma <= 0:
         return img
     h, w = img.shape[:2]
-    bank = _noise_bank((w, h))
+    pos, neg = _noise_banks((w, h), round(sigma * 4) / 4.0)
     ox, oy = int(rng.integers(0, 128)), int(rng.integers(0, 128))
-    sign = 1.0 if rng.random() < 0.5 else -1.0
-    window = bank[oy:oy + h, ox:ox + w]
-    return cv2.addWeighted(img, 1.0, window, sign * sigma / NOISE_SCALE, 0.0, dtype=cv2.CV_8U)
+    if rng.random() < 0.5:
+        pos, neg = neg, pos
+    out = cv2.add(img, pos[oy:oy + h, ox:ox + w])
+    return cv2.subtract(out, neg[oy:oy + h, ox:ox + w], dst=out)
 
 
 def apply_jpeg(img: np.ndarray, quality: int) -> np.ndarray:

@@ -47,11 +47,12 @@ class MatTexture:
     origin_mm: tuple
     border: tuple
 
-    def level_for(self, image_px_per_mm: float) -> int:
-        """The coarsest level that still has at least ``image_px_per_mm`` texture px per mm."""
+    def level_for(self, image_px_per_mm: float, oversample: float = 0.8) -> int:
+        """The coarsest level with at least ``oversample * image_px_per_mm`` texture px per mm
+        (a slight magnification blurs nothing that matters and keeps the texture in cache)."""
         best = 0
         for k, s in enumerate(self.scales):
-            if s >= image_px_per_mm:
+            if s >= oversample * image_px_per_mm:
                 best = k
         return best
 
@@ -115,7 +116,9 @@ def _hexagon(centre, across_flats: float, angle: float) -> np.ndarray:
     return np.column_stack([centre[0] + r * np.cos(a), centre[1] + r * np.sin(a)])
 
 
-def _table(shape: tuple, colour: tuple, grain: float, seed: int) -> np.ndarray:
+def _table(shape: tuple, colour: tuple, grain: float, seed: int, fade_px: int) -> np.ndarray:
+    """The table top: ``colour`` with a wood grain along x that fades out over the last
+    ``fade_px`` towards the texture's border (beyond it the table is drawn flat, so no seam shows)."""
     import cv2
 
     h, w = shape
@@ -123,7 +126,10 @@ def _table(shape: tuple, colour: tuple, grain: float, seed: int) -> np.ndarray:
     coarse = rng.standard_normal((max(2, h // 5), max(2, w // 160))).astype(np.float32)
     fine = rng.standard_normal((max(2, h // 2), max(2, w // 40))).astype(np.float32)
     g = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC) + 0.5 * cv2.resize(fine, (w, h), interpolation=cv2.INTER_LINEAR)
-    gain = 1.0 + grain * g
+    fx = np.clip(np.minimum(np.arange(w), w - 1 - np.arange(w)) / max(fade_px, 1), 0, 1).astype(np.float32)
+    fy = np.clip(np.minimum(np.arange(h), h - 1 - np.arange(h)) / max(fade_px, 1), 0, 1).astype(np.float32)
+    window = np.outer(fy, fx)
+    gain = 1.0 + grain * g * (window * window * (3 - 2 * window))
     img = np.empty((h, w, 3), np.float32)
     for c in range(3):
         img[:, :, c] = colour[c] * gain
@@ -317,7 +323,7 @@ def draw_mat(board, style) -> MatTexture:
     h = int(math.ceil((board.width_mm + 2 * margin) * s))
     w += w % 2
     h += h % 2
-    img = _table((h, w), style.table_colour, style.table_grain, style.table_seed)
+    img = _table((h, w), style.table_colour, style.table_grain, style.table_seed, int(0.6 * margin * s))
     cv = _Canvas(img, (x0, y0), s)
     base = MAT_BASE.get(board.ref, GAME_BASE.get(board.game, (200, 200, 200)))
     L, W = board.length_mm, board.width_mm
@@ -338,8 +344,11 @@ def draw_mat(board, style) -> MatTexture:
             cv.polyline([[ox, oy + r * ch], [ox + g["cols"] * cw, oy + r * ch]], (40, 40, 40), 1.5)
         for c in range(g["cols"] + 1):
             cv.polyline([[ox + c * cw, oy], [ox + c * cw, oy + g["rows"] * ch]], (40, 40, 40), 1.5)
-    if any(t != 1.0 for t in style.mat_tint):
-        img[:] = np.clip(img.astype(np.float32) * np.asarray(style.mat_tint, np.float32), 0, 255).astype(np.uint8)
+    if any(t != 1.0 for t in style.mat_tint):  # the print's colour, not the table's
+        u0, v0 = int(math.floor((-x0) * s)), int(math.floor((-y0) * s))
+        u1, v1 = int(math.ceil((L - x0) * s)), int(math.ceil((W - y0) * s))
+        mat = img[v0:v1, u0:u1]
+        mat[:] = np.clip(mat.astype(np.float32) * np.asarray(style.mat_tint, np.float32), 0, 255).astype(np.uint8)
     if board.markers is not None:
         _marker_coverage(cv, board)  # printed black on white: not tinted
     levels, scales = [img], [s]

@@ -64,7 +64,7 @@ class PieceTruth:
 class RenderResult:
     """``image`` BGR uint8 (H, W, 3); ``truth`` piece id → :class:`PieceTruth`; ``labels`` (H, W)
     uint16: 0 the mat/table, i+1 the piece ``label_ids[i]``, 65535 an occluder; ``timings_ms`` per
-    stage (mat, pieces, effects)."""
+    stage (mat, pieces, effects) in wall-clock ms, ``cpu_ms`` the same in process CPU ms."""
 
     image: np.ndarray
     truth: dict
@@ -72,6 +72,7 @@ class RenderResult:
     labels: np.ndarray
     label_ids: list
     timings_ms: dict = field(default_factory=dict)
+    cpu_ms: dict = field(default_factory=dict)
 
     def transform(self):
         return self.camera.transform()
@@ -177,39 +178,49 @@ def _face_visible(part, camera_centre: np.ndarray, body_centre: np.ndarray) -> b
 
 
 def _draw_art(img: np.ndarray, part) -> None:
+    """Warp the part's (premultiplied BGRA) art onto its projected quad and composite it."""
     import cv2
 
     H, W = img.shape[:2]
     quad = part.px[:4]
     if not np.all(np.isfinite(quad)):
         return
+    side_px = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
+    if side_px < 4.0:  # the art would be below a pixel: the face colour already says it all
+        return
     x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
     X0, Y0, X1, Y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
     if X1 <= X0 or Y1 <= Y0:
         return
-    side_px = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]), 1.0)
-    px_per_mm = side_px / max(part.art.size_mm)
-    src = part.art.level(px_per_mm)
+    src = part.art.level(side_px / max(part.art.size_mm))
     sh, sw = src.shape[:2]
     src_quad = np.array([[-0.5, -0.5], [sw - 0.5, -0.5], [sw - 0.5, sh - 0.5], [-0.5, sh - 0.5]], np.float32)
     M = cv2.getPerspectiveTransform(src_quad, (quad - [X0, Y0]).astype(np.float32))
     warped = cv2.warpPerspective(src, M, (X1 - X0, Y1 - Y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                  borderValue=(0, 0, 0, 0))
-    a = warped[:, :, 3:4].astype(np.float32) * (1 / 255.0)
+    inv = 255 - warped[:, :, 3]
     roi = img[Y0:Y1, X0:X1]
-    roi[:] = (roi * (1 - a) + warped[:, :, :3] * a + 0.5).astype(np.uint8)
+    keep = cv2.multiply(roi, cv2.merge([inv, inv, inv]), scale=1 / 255.0)
+    cv2.add(keep, np.ascontiguousarray(warped[:, :, :3]), dst=roi)
+
+
+def _hull(part) -> np.ndarray:
+    import cv2
+
+    if part.kind != "hull":
+        return part.px
+    h = getattr(part, "_hull", None)
+    if h is None:
+        h = cv2.convexHull(part.px.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        part._hull = h
+    return h
 
 
 def _silhouette(body: Body) -> list:
     """Image-px polygons whose union is the body's silhouette (convex hulls and face polygons)."""
-    import cv2
-
-    out = []
-    for p in body.parts:
-        if p.kind in ("hull", "poly", "side") and p.px is not None and np.all(np.isfinite(p.px)):
-            out.append(cv2.convexHull(p.px.astype(np.float32)).reshape(-1, 2).astype(np.float64) if p.kind == "hull" else p.px)
-    return out
+    return [_hull(p) for p in body.parts
+            if p.kind in ("hull", "poly", "side") and p.px is not None and np.all(np.isfinite(p.px))]
 
 
 def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | None):
@@ -228,27 +239,27 @@ def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | No
         return 0, None
     mask = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
     off = np.array([bx0, by0])
-    for poly in sil:
+    for poly in sil:  # one call per polygon: their union (fillPoly of several would XOR overlaps)
         cv2.fillPoly(mask, [_fixed(poly - off)], 255, cv2.LINE_8, SHIFT)
     total = int(cv2.countNonZero(mask))
     X0, Y0, X1, Y1 = max(bx0, 0), max(by0, 0), min(bx1, W), min(by1, H)
     bbox = None
     if X1 > X0 and Y1 > Y0:
         sub = mask[Y0 - by0:Y1 - by0, X0 - bx0:X1 - bx0]
-        labels[Y0:Y1, X0:X1][sub > 0] = label
-        ys, xs = np.nonzero(sub)
-        if len(xs):
-            bbox = (float(X0 + xs.min()), float(Y0 + ys.min()), float(X0 + xs.max() + 1), float(Y0 + ys.max() + 1))
-    centre = np.mean(np.vstack([p.pts for p in body.parts]), axis=0)
+        lroi = labels[Y0:Y1, X0:X1]
+        lroi[sub > 0] = label
+        bx, by, bw, bh = cv2.boundingRect(sub)
+        if bw and bh:
+            bbox = (float(X0 + bx), float(Y0 + by), float(X0 + bx + bw), float(Y0 + by + bh))
+    centre = None
     for p in body.parts:
         if p.px is None or not np.all(np.isfinite(p.px)):
             continue
-        if p.kind == "hull":
-            hull = cv2.convexHull(p.px.astype(np.float32)).reshape(-1, 2)
-            cv2.fillPoly(img, [_fixed(hull)], p.colour, cv2.LINE_AA, SHIFT)
-        elif p.kind == "poly":
-            cv2.fillPoly(img, [_fixed(p.px)], p.colour, cv2.LINE_AA, SHIFT)
+        if p.kind in ("hull", "poly"):
+            cv2.fillPoly(img, [_fixed(_hull(p))], p.colour, cv2.LINE_AA, SHIFT)
         elif p.kind == "side":
+            if centre is None:
+                centre = np.mean(np.vstack([q.pts for q in body.parts]), axis=0)
             if _face_visible(p, cam_centre, centre):
                 cv2.fillPoly(img, [_fixed(p.px)], p.colour, cv2.LINE_AA, SHIFT)
         elif p.kind == "art":
@@ -271,9 +282,9 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
     style = style or clean_style()
     specs = specs or _default_specs()
     rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     img = warp_mat(board, style, camera)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
 
     game_specs = specs.of_game(scene.game)
     bodies = [build_body(p, game_specs.get(p.kind), style) for p in scene.pieces]
@@ -325,7 +336,7 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
             blur = ((vel_px[i] - top_px[i]) / 0.01, style.exposure_ms)
         label = effects.OCCLUDER_LABEL if b.occluder else i + 1
         totals[i], bboxes[i] = _draw_body(img, labels, b, label, cam_centre, blur)
-    t2 = time.perf_counter()
+    t2, c2 = time.perf_counter(), time.process_time()
 
     for occ in style.occluders:
         if occ.kind == "hand":
@@ -343,9 +354,10 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
     img = effects.apply_lighting(img, style, gdir)
     img = effects.apply_noise(img, style.noise_sigma, rng)
     img = effects.apply_jpeg(img, style.jpeg_quality)
-    t3 = time.perf_counter()
+    t3, c3 = time.perf_counter(), time.process_time()
     return RenderResult(img, truth, camera, labels, [p.id for p in scene.pieces],
-                        {"mat": 1000 * (t1 - t0), "pieces": 1000 * (t2 - t1), "effects": 1000 * (t3 - t2)})
+                        {"mat": 1000 * (t1 - t0), "pieces": 1000 * (t2 - t1), "effects": 1000 * (t3 - t2)},
+                        {"mat": 1000 * (c1 - c0), "pieces": 1000 * (c2 - c1), "effects": 1000 * (c3 - c2)})
 
 
 def _height(body: Body) -> float:

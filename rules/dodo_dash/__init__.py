@@ -11,7 +11,7 @@ charm_deck_top.
 """
 
 from rules.dodo_dash.actions import (
-    ACTIONS, CardNotInHand, Choose, Decide, Discard, DodoDashError, EndReactions, Hits, NotYourDecision,
+    ACTIONS, CardNotInHand, Choose, Correct, Decide, Discard, DodoDashError, EndReactions, Hits, NotYourDecision,
     PlayReaction, Roll, Target, UsePower,
 )
 from rules.dodo_dash.game import Game
@@ -33,6 +33,6 @@ def replay(lines):
 
 
 __all__ = [
-    "ACTIONS", "CardNotInHand", "Choose", "Decide", "Discard", "DodoDashError", "EndReactions", "Game",
+    "ACTIONS", "CardNotInHand", "Choose", "Correct", "Decide", "Discard", "DodoDashError", "EndReactions", "Game",
     "Hits", "NotYourDecision", "PlayReaction", "Roll", "SetupError", "Target", "UsePower", "new_game", "replay",
 ]

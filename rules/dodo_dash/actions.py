@@ -93,4 +93,14 @@ class Decide:
     use: bool
 
 
-ACTIONS = (Choose, PlayReaction, UsePower, EndReactions, Roll, Hits, Discard, Target, Decide)
+@dataclass(frozen=True)
+class Correct:
+    """A judge's correction: ``racer`` actually stands at ``position`` (progress: hexes from the
+    first hex past the finish line; -1 is the first hex behind it). Allowed at any time; it moves
+    the racer without triggering anything (no traps, charms, drifting or hunting)."""
+
+    racer: str
+    position: int
+
+
+ACTIONS = (Choose, PlayReaction, UsePower, EndReactions, Roll, Hits, Discard, Target, Decide, Correct)

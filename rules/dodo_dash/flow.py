@@ -4,7 +4,6 @@ of Race, plus the Challengers' moves and the Treasure Hunt round end."""
 from __future__ import annotations
 
 from rules.dodo_dash import treasure
-from rules.dodo_dash.start import rng_for  # noqa: F401  (re-exported for subclasses)
 
 CHALLENGER = {  # difficulty table: Paw, Claw, Bag, Wing at Easy / Normal / Hard
     "paw": {"easy": 1, "normal": 2, "hard": 3},

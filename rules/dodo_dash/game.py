@@ -12,7 +12,7 @@ from itertools import combinations
 
 from rules.core import GameBase, Outcome
 from rules.dodo_dash.actions import (
-    ACTIONS, CardNotInHand, Choose, Decide, Discard, DodoDashError, EndReactions, Hits, NotYourDecision,
+    ACTIONS, CardNotInHand, Choose, Correct, Decide, Discard, DodoDashError, EndReactions, Hits, NotYourDecision,
     PlayReaction, Roll, Target, UsePower,
 )
 from rules.dodo_dash.effects import EffectsMixin
@@ -175,6 +175,17 @@ class Game(FlowMixin, EffectsMixin, GameBase):
         self._expect("may", a.player)
         self.state["queue"][0]["use"] = bool(a.use)
         self.state["pending"] = None
+
+    def _act_Correct(self, a: Correct):
+        st = self.state
+        if st["phase"] == "over":
+            raise DodoDashError("End of Race: the race is over")
+        R = self.racer(a.racer)
+        tr = self.track
+        if not isinstance(a.position, int) or tr.clamp(a.position) != a.position:
+            raise DodoDashError(f"Correct: position {a.position!r} is not on the track")
+        self.ev("corrected", racer=a.racer, was=R["pos"], to=a.position)
+        R["pos"] = a.position
 
     # -- queries -----------------------------------------------------------------------------------
     def legal_actions(self) -> list:

@@ -3,7 +3,7 @@
 import pytest
 from dodo_helpers import choose_all, pos
 
-from rules.dodo_dash import Choose, Discard, Hits, Roll, new_game
+from rules.dodo_dash import Choose, Hits, Roll, new_game
 
 JUNGLE = {"loop": True, "hexes": 36, "traps": [5, 10, 20]}
 HANDS = {"A": ["normal-01", "normal-02", "normal-07", "dash-02"], "B": ["normal-03", "normal-04"],

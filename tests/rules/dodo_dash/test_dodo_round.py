@@ -163,3 +163,15 @@ def test_recovery_moves_back_three_and_draws_six():
     assert pos(g, "A") == 10 and len(g.racer("A")["hand"]) == 6  # 10 + 3, then back 3
     close_windows(g)  # A may hold Reactions now
     assert pos(g, "A") == 10 + 1  # the Lead Racer at the End of Round
+
+
+def test_a_judge_can_correct_a_position_at_any_time_without_triggers():
+    from rules.dodo_dash import Correct
+
+    g = three()
+    g.push(Choose("A", "normal-01"))
+    ev = g.push(Correct("B", 12))
+    assert [e.data for e in ev] == [{"racer": "B", "was": -1, "to": 12}]
+    assert pos(g, "B") == 12 and g.pending == {"kind": "choose"}
+    g.pop()
+    assert pos(g, "B") == -1

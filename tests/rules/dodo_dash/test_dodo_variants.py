@@ -3,7 +3,7 @@
 import pytest
 from dodo_helpers import catalogue_with, choose_all, close_windows, drain, pos
 
-from rules.dodo_dash import Choose, Hits, Roll, new_game
+from rules.dodo_dash import Choose, Roll, new_game
 
 # -- Treasure Hunt -------------------------------------------------------------------------------
 

@@ -162,9 +162,10 @@ class SimSource:
         episodes = {"dino-dunk": _dino_dunk, "dodo-dash": _dodo_dash, "morris": _morris, "dogo-dash": _dogo_dash}[spec.game]
         dt = 1.0 / spec.fps
         hold = int(round(spec.hold_s * spec.fps))
-        index, t_off = 0, 0.0
+        index = 0
         start = self.clock()
         for ep in episodes(rng, board, specs, cfg, spec):
+            t_off = index * dt  # the episode starts at this frame
             pending = sorted(ep.events, key=lambda e: e["t"])
             n = len(ep.frames)
             for k in range(n + max(hold, 1 if ep.calls else 0)):
@@ -182,7 +183,7 @@ class SimSource:
                     pending = []
                 if k == n:
                     events += [{**e, "t": round(t_off + t_rel, 6)} for e in ep.calls]
-                t = round(t_off + t_rel, 6)
+                t = index * dt
                 frame = LiveFrame(index, t, Scene(scene.game, scene.board, scene.pieces, t), events)
                 if render is not None:
                     rend, camera, style, rseed = render
@@ -194,7 +195,6 @@ class SimSource:
                         self.sleep(wait)
                 yield frame
                 index += 1
-            t_off += (n + max(hold, 1 if ep.calls else 0)) * dt
 
 
 def _episode_from_run(run, calls: list, extra_events: list = ()) -> Episode:

@@ -184,6 +184,11 @@ class _World:
         self.cfg = cfg
         self.scene = scene
         self.play_area = play_area
+        self.area_rect = None  # (x0, y0, x1, y1) when the play area is an axis-aligned rectangle
+        if play_area is not None:
+            x0, y0, x1, y1 = play_area.bounds
+            if abs(play_area.area - (x1 - x0) * (y1 - y0)) < 1e-6 * max(play_area.area, 1.0):
+                self.area_rect = (x0, y0, x1, y1)
         self.space = pymunk.Space()
         self.space.iterations = cfg.iterations
         self.space.collision_slop = 0.01
@@ -397,11 +402,16 @@ class _World:
     def _check_out(self, item: _Body) -> None:
         if self.play_area is None or item.out or item.static or item.z > 0 or item.carry is not None:
             return
-        from shapely.geometry import Point
-
         pos = item.body.position
         reach = item.piece.radius if not item.piece.size else math.hypot(*item.piece.size) / 2
-        if self.play_area.distance(Point(pos.x, pos.y)) <= reach:
+        if self.area_rect is not None:
+            x0, y0, x1, y1 = self.area_rect
+            outside = math.hypot(max(x0 - pos.x, 0.0, pos.x - x1), max(y0 - pos.y, 0.0, pos.y - y1))
+        else:
+            from shapely.geometry import Point
+
+            outside = self.play_area.distance(Point(pos.x, pos.y))
+        if outside <= reach:
             return
         if item.piece.size and item.shape is not None:  # a box: exact test on its corners' polygon
             from shapely.geometry import Polygon

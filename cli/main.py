@@ -25,6 +25,8 @@ COMMAND_MODULES = [
     "cli.referee",
     "cli.sim",
     "cli.bench",
+    "cli.train",
+    "cli.teach",
 ]
 
 

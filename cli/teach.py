@@ -1,0 +1,42 @@
+"""``tableref teach``: adapt an attribute classifier to your own pieces.
+
+``tableref teach --task egg-face|egg-colour|card|team|colour --images DIR [--profile NAME]
+[--with-shipped] [--folds K]``: DIR holds one subfolder per class with about ten crops or photos
+each. Prints the cross-validated accuracy and stores the profile in
+``$TABLEREF_HOME/profiles/NAME/`` (default ``~/.tableref``), never over the shipped models.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+TASK_NAMES = ("egg-face", "egg-colour", "card", "team", "colour")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("teach", help="teach the classifiers your own pieces (a user profile)",
+                              description="Adapt an attribute classifier to photos or crops of your own pieces.")
+    p.add_argument("--task", required=True, choices=TASK_NAMES, help="which classifier to adapt")
+    p.add_argument("--images", required=True, metavar="DIR",
+                   help="folder with one subfolder per class (e.g. whole/ and broken/), ~10 images each")
+    p.add_argument("--profile", default="default", help="profile name (default: default)")
+    p.add_argument("--with-shipped", action="store_true",
+                   help="fit together with a sample of rendered training crops (slower; keeps the renders working)")
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from vision.teach import load_examples, teach
+
+    if args.folds < 2:
+        raise ValueError("--folds must be at least 2")
+    crops, labels = load_examples(args.images, args.task)
+    result = teach(args.task, crops, labels, profile=args.profile, with_shipped=args.with_shipped,
+                   folds=args.folds, seed=args.seed)
+    print(json.dumps(result.to_dict(), indent=1) if args.json else result.summary())
+    return 0

@@ -1,0 +1,84 @@
+"""``tableref train``: reproduce the shipped models.
+
+- ``tableref train attributes [--task T ...] [--frames N] [--test-frames N] [--seed S] [--out DIR]``
+  renders training crops with the simulator, fits the attribute classifiers
+  (``vision/classify.py``), measures them on renders of other seeds and writes
+  ``models/attributes/<task>.npz`` and ``metrics.json``.
+
+Further ``train`` subcommands (``detector``) are added to ``register`` here.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("train", help="train the shipped models (attribute classifiers, detector)",
+                              description="Train the shipped models from simulator renders.")
+    sub = p.add_subparsers(dest="train_what", metavar="WHAT")
+    sub.required = True
+    a = sub.add_parser("attributes", help="the attribute classifiers (egg face and colour, card kind, team, colour)",
+                       description="Render crops, fit the attribute classifiers, measure them on other seeds, save them.")
+    a.add_argument("--task", action="append", default=None,
+                   help="a task to train (repeat; default: all of egg-face, egg-colour, card, team, colour)")
+    a.add_argument("--frames", type=int, default=300, help="training renders per task (about 24 pieces each)")
+    a.add_argument("--test-frames", type=int, default=150, help="held-out renders per task (other seeds)")
+    a.add_argument("--seed", type=int, default=1, help="training seed; the test seed is seed + 1000")
+    a.add_argument("--out", default=None, help="output folder (default: models/attributes)")
+    a.add_argument("--quiet", action="store_true", help="no progress bars")
+    a.set_defaults(func=run_attributes)
+
+
+def run_attributes(args: argparse.Namespace) -> int:
+    import json
+    import time
+    from pathlib import Path
+
+    from vision.attribute_data import render_crops
+    from vision.classify import SHIPPED_DIR, TASKS, get_task, train_task
+
+    tasks = args.task or list(TASKS)
+    for t in tasks:
+        get_task(t)
+    if args.frames < 2 or args.test_frames < 1:
+        raise ValueError("--frames must be at least 2 and --test-frames at least 1")
+    out = Path(args.out) if args.out else SHIPPED_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    metrics_path = out / "metrics.json"
+    all_metrics = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
+    for task in tasks:
+        t0 = time.perf_counter()
+        train = render_crops(task, args.frames, seed=args.seed, progress=_bar(f"{task}: train renders", args.quiet))
+        test = render_crops(task, args.test_frames, seed=args.seed + 1000, progress=_bar(f"{task}: test renders", args.quiet))
+        t1 = time.perf_counter()
+        meta = {"data": f"render_crops({task!r}, frames={args.frames}, seed={args.seed})",
+                "test_data": f"render_crops({task!r}, frames={args.test_frames}, seed={args.seed + 1000})"}
+        clf, m = train_task(task, train.crops, train.labels, test.crops, test.labels, meta=meta)
+        t2 = time.perf_counter()
+        path = clf.save(out / f"{task}.npz")
+        m.update({"n_train": len(train), "render_s": round(t1 - t0, 1), "fit_s": round(t2 - t1, 1),
+                  "frames": args.frames, "test_frames": args.test_frames, "seed": args.seed,
+                  "file_kb": round(path.stat().st_size / 1024, 1)})
+        all_metrics[task] = m
+        metrics_path.write_text(json.dumps(all_metrics, indent=1, sort_keys=True) + "\n")
+        print(f"{task:10s} accuracy {m['accuracy'] * 100:6.2f}% on {m['n']} held-out crops "
+              f"({len(train)} train; render {t1 - t0:.0f}s, fit {t2 - t1:.0f}s) -> {path}")
+    return 0
+
+
+def _bar(label: str, quiet: bool):
+    if quiet:
+        return None
+    from tqdm import tqdm
+
+    state = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state:
+            state["bar"] = tqdm(total=total, desc=label, unit="frame", leave=False)
+        state["bar"].update(done - state["bar"].n)
+        if done >= total:
+            state["bar"].close()
+
+    return update

@@ -1,0 +1,253 @@
+"""Teach the attribute classifiers the user's own pieces.
+
+Our renders will never look exactly like a user's printed stickers, eggs and cards. ``teach`` takes
+about ten crops (or photos) per class of the user's real pieces, refits the task's classifier on
+them (each crop augmented: turned, flipped where the piece allows it, re-lit, re-framed, blurred),
+optionally together with a sample of the shipped training crops, reports k-fold cross-validated
+accuracy on the user's crops (and what the shipped model scores on the same crops), and stores the
+result as a user profile: ``$TABLEREF_HOME/profiles/<name>/<task>.npz`` plus ``profile.json``,
+next to (never over) the shipped ``models/attributes``.
+
+The folder layout is one subfolder per class (``eggs/whole/*.jpg``, ``eggs/broken/*.jpg``). For the
+``card`` task a photo in which the card finder sees a card is rectified first; any other image is
+taken as a crop of one piece (round pieces: the piece roughly fills it). For ``team`` and ``colour``
+the class names are the user's own (``green``, ``red``); for ``egg-face``, ``egg-colour`` and
+``card`` they must be the task's classes. Images are BGR, **image px**.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.classify import LinearClassifier, evaluate, get_task, load_classifier, profile_dir, SHIPPED_DIR
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
+FREE_CLASSES = ("team", "colour")  # tasks whose class names the user chooses
+ALIASES = {"goodboy": "good-boy", "good_boy": "good-boy", "face-down": "back", "down": "back"}
+
+
+class TeachError(ValueError):
+    """The examples cannot be used (missing folder, unknown class, too few images): says what to do."""
+
+
+@dataclass
+class TeachResult:
+    """What ``teach`` did. ``cv_accuracy`` is the mean over ``folds`` folds of the accuracy on the
+    user's held-out crops; ``shipped_accuracy`` what the shipped model scores on all of them (None
+    when the classes differ from the shipped ones)."""
+
+    task: str
+    profile: str
+    path: str
+    classes: list
+    counts: dict
+    folds: int
+    cv_accuracy: float
+    fold_accuracy: list
+    shipped_accuracy: float | None
+    with_shipped: bool
+    seconds: float
+    per_class_recall: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> str:
+        counts = ", ".join(f"{k} {v}" for k, v in self.counts.items())
+        shipped = "n/a (own classes)" if self.shipped_accuracy is None else f"{self.shipped_accuracy * 100:.1f}%"
+        folds = " ".join(f"{a * 100:.0f}" for a in self.fold_accuracy)
+        return (f"task {self.task}: {sum(self.counts.values())} examples ({counts})\n"
+                f"  {self.folds}-fold cross-validated accuracy: {self.cv_accuracy * 100:.1f}% (folds: {folds})\n"
+                f"  shipped model on the same examples: {shipped}\n"
+                f"  profile {self.profile!r} saved: {self.path} ({self.seconds:.1f}s)")
+
+
+# ------------------------------------------------------------------------------------------------
+# examples in
+
+
+def load_examples(folder: str | Path, task: str) -> tuple[list, np.ndarray]:
+    """Crops and labels from ``folder/<class>/*.{png,jpg,...}`` (see the module docstring)."""
+    import cv2
+
+    t = get_task(task)
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise TeachError(f"{folder}: no such folder; give --images DIR with one subfolder per class "
+                         f"({', '.join(t.classes) if task not in FREE_CLASSES else 'e.g. green, red'})")
+    crops, labels = [], []
+    subdirs = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if len(subdirs) < 2:
+        raise TeachError(f"{folder}: need one subfolder per class, at least two (found {len(subdirs)})")
+    for sub in subdirs:
+        name = ALIASES.get(sub.name.lower(), sub.name.lower())
+        if task not in FREE_CLASSES and name not in t.classes:
+            raise TeachError(f"{sub}: {sub.name!r} is not a class of {task!r}; name the subfolders "
+                             f"{', '.join(t.classes)}")
+        files = sorted(p for p in sub.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        for f in files:
+            img = cv2.imread(str(f), cv2.IMREAD_COLOR)
+            if img is None:
+                raise TeachError(f"{f}: not a readable image")
+            crops.append(_as_crop(img, task))
+            labels.append(name)
+    return crops, np.array(labels, dtype=object)
+
+
+def _as_crop(img: np.ndarray, task: str) -> np.ndarray:
+    if task != "card":
+        return img
+    from vision.cards import find_card_quads, quad_area, rectify_card
+
+    quads, _ = find_card_quads(img)
+    if len(quads):
+        areas = quad_area(quads)
+        i = int(areas.argmax())
+        if areas[i] >= 0.2 * img.shape[0] * img.shape[1]:
+            return rectify_card(img, quads[i], get_task("card").spec.size)
+    return img
+
+
+def augment(crops: list, labels, task: str, copies: int = 8, seed: int = 0) -> tuple[list, np.ndarray]:
+    """``copies`` variants of every crop (the originals included): turned (any angle for round
+    pieces, 180° for cards), mirrored (round pieces), re-lit, re-framed and blurred."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    out, out_labels = [], []
+    for crop, lab in zip(crops, labels):
+        out.append(crop)
+        out_labels.append(lab)
+        h, w = crop.shape[:2]
+        for _ in range(copies - 1):
+            img = crop
+            if task == "card":
+                if rng.random() < 0.5:
+                    img = img[::-1, ::-1]
+                M = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-3, 3), rng.uniform(0.95, 1.05))
+            else:
+                if rng.random() < 0.5:
+                    img = img[:, ::-1]
+                M = cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(0, 360), rng.uniform(0.92, 1.08))
+            M[:, 2] += rng.uniform(-0.05, 0.05, 2) * np.array([w, h])
+            img = cv2.warpAffine(np.ascontiguousarray(img), M, (w, h), borderMode=cv2.BORDER_REPLICATE)
+            img = img.astype(np.float32) * rng.uniform(0.8, 1.2) * rng.uniform(0.93, 1.07, 3)
+            if rng.random() < 0.5:
+                img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.2) * max(h, w) / 40.0)
+            img = img + rng.normal(0, 2.0, img.shape)
+            out.append(np.clip(img, 0, 255).astype(np.uint8))
+            out_labels.append(lab)
+    return out, np.array(out_labels, dtype=object)
+
+
+# ------------------------------------------------------------------------------------------------
+# fitting
+
+
+def _bank(task: str, frames: int, seed: int) -> tuple[list, np.ndarray]:
+    from vision.attribute_data import render_crops
+
+    cs = render_crops(task, frames, seed=seed)
+    return cs.crops, cs.labels
+
+
+def _fit(task: str, classes, crops, labels, bank, seed: int, copies: int) -> LinearClassifier:
+    from vision.attributes import features
+
+    t = get_task(task)
+    aug, aug_labels = augment(crops, labels, task, copies, seed)
+    X = features(aug, t.spec)
+    y = list(aug_labels)
+    weights = np.ones(len(y))
+    if bank is not None:
+        Xb, yb = bank
+        # the user's examples weigh three times as much as the whole rendered sample together
+        weights = np.concatenate([weights * 3.0 * len(yb) / max(len(y), 1), np.ones(len(yb))])
+        X = np.vstack([X, Xb])
+        y = y + list(yb)
+    return LinearClassifier.fit(task, X, y, classes, t.spec, l2=max(t.l2, 1e-2), sample_weight=weights)
+
+
+def stratified_folds(labels, k: int, seed: int = 0) -> list:
+    """k lists of indices, each class spread evenly over the folds."""
+    labels = np.asarray(labels, dtype=object)
+    rng = np.random.default_rng(seed)
+    folds = [[] for _ in range(k)]
+    j = 0
+    for c in sorted(set(labels)):
+        idx = np.where(labels == c)[0]
+        rng.shuffle(idx)
+        for i in idx:
+            folds[j % k].append(int(i))
+            j += 1
+    return [np.array(sorted(f), dtype=np.int64) for f in folds]
+
+
+def teach(task: str, crops: list, labels, profile: str = "default", with_shipped: bool = False,
+          folds: int = 5, seed: int = 0, copies: int = 8, bank_frames: int = 30, home: str | Path | None = None,
+          save: bool = True) -> TeachResult:
+    """Adapt ``task``'s classifier to the user's ``crops`` (BGR, image px) with ``labels`` (n,),
+    cross-validate, save under the profile (see the module docstring)."""
+    from vision.attributes import features
+
+    t0 = time.perf_counter()
+    t = get_task(task)
+    labels = np.asarray(labels, dtype=object)
+    if len(crops) != len(labels):
+        raise TeachError(f"{len(crops)} crops but {len(labels)} labels")
+    classes = tuple(sorted(set(labels), key=lambda c: (t.classes.index(c) if c in t.classes else 99, c)))
+    if len(classes) < 2:
+        raise TeachError(f"need examples of at least two classes of {task!r}, got {classes}")
+    if task not in FREE_CLASSES:
+        missing = [c for c in t.classes if c not in classes]
+        if missing:
+            raise TeachError(f"no examples of {', '.join(missing)}: add a subfolder per class of {task!r}")
+        classes = t.classes
+    counts = {str(c): int((labels == c).sum()) for c in classes}
+    smallest = min(counts.values())
+    if smallest < 2:
+        raise TeachError(f"need at least 2 examples per class (about 10 is good); counts: {counts}")
+    k = int(min(folds, smallest))
+    bank = None
+    if with_shipped and set(classes) <= set(t.classes):
+        bc, bl = _bank(task, bank_frames, seed + 7)
+        bank = (features(bc, t.spec), bl)
+    fold_idx = stratified_folds(labels, k, seed)
+    fold_acc, pred_all = [], np.empty(len(labels), dtype=object)
+    for i in range(k):
+        test = fold_idx[i]
+        train = np.setdiff1d(np.arange(len(labels)), test)
+        clf = _fit(task, classes, [crops[j] for j in train], labels[train], bank, seed + i, copies)
+        p, _ = clf.predict([crops[j] for j in test])
+        pred_all[test] = p
+        fold_acc.append(float((p == labels[test]).mean()))
+    recall = {str(c): float((pred_all[labels == c] == c).mean()) for c in classes}
+    final = _fit(task, classes, crops, labels, bank, seed, copies)
+    final.meta.update({"profile": profile, "cv_accuracy": float(np.mean(fold_acc)), "folds": k, "counts": counts,
+                       "with_shipped": bank is not None})
+    shipped_acc = None
+    try:
+        shipped = load_classifier(task)
+        if set(classes) <= set(str(c) for c in shipped.classes):
+            shipped_acc = evaluate(shipped, features(crops, shipped.spec), labels)["accuracy"]
+    except OSError:
+        pass
+    path = Path("")
+    if save:
+        pdir = profile_dir(profile, home)
+        if pdir.resolve() == SHIPPED_DIR.resolve() or SHIPPED_DIR.resolve() in pdir.resolve().parents:
+            raise TeachError(f"{pdir}: a profile may not live in the shipped models folder; set TABLEREF_HOME elsewhere")
+        path = final.save(pdir / f"{task}.npz")
+        info_path = pdir / "profile.json"
+        info = json.loads(info_path.read_text()) if info_path.exists() else {"profile": profile, "tasks": {}}
+        info["tasks"][task] = {"classes": list(classes), "counts": counts, "cv_accuracy": float(np.mean(fold_acc)),
+                               "folds": k, "shipped_accuracy": shipped_acc, "with_shipped": bank is not None,
+                               "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        info_path.write_text(json.dumps(info, indent=1) + "\n")
+    return TeachResult(task, profile, str(path), list(classes), counts, k, float(np.mean(fold_acc)), fold_acc,
+                       shipped_acc, bank is not None, time.perf_counter() - t0, recall)

@@ -188,6 +188,21 @@ def decide(call_id):
                                  data.get("reason", ""), data.get("action"))), 201
 
 
+@bp.get("/measure")
+def measure():
+    """The judge's measure tool: ?board=game/name&a=x,y,r&(b=x,y,r | region=name)[&sigma=mm][&na=&nb=]."""
+    from webui.measure import measure as run_measure
+
+    args = request.args
+    board = boards.load(current_app.config["DATA_DIR"], args.get("board", ""))
+    try:
+        sigma = float(args.get("sigma", "0"))
+    except ValueError:
+        raise InputError("sigma: expected a number of mm") from None
+    names = (args.get("na", "a")[:60], args.get("nb", "b")[:60])
+    return jsonify(run_measure(board, args.get("a", ""), args.get("b"), args.get("region"), sigma, names))
+
+
 # -- evidence and frames --------------------------------------------------------------------------
 @bp.post("/evidence")
 def post_evidence():

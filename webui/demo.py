@@ -155,11 +155,14 @@ class DemoTable:
         self._scene = sc.initial
         self._idle(0.4)
         step = max(1, int(round(sc.run.fps / self.fps)))
+        self.flick_jpegs = [self._jpeg] if self._sim else []
         for scene in sc.run.frames[::step] + [sc.final]:
             if self._stop.is_set():
                 break
             self._scene = scene
             self._publish(scene)
+            if self._sim:
+                self.flick_jpegs.append(self._jpeg)
             time.sleep(1.0 / self.fps)
         return sc
 
@@ -299,7 +302,10 @@ class DemoTable:
             d["proposed_action"], d["alternative_action"] = no, yes  # the rule's default: no score unless shown
         else:
             d["proposed_action"], d["alternative_action"] = (yes, no) if leaning_yes else (no, yes)
-        frame = self._jpeg if self._sim else None
-        if frame:
-            d["evidence_images"] = [store.add_evidence(self.match_id, frame, "image/jpeg")]
+        if self._sim and self.flick_jpegs:  # the flick's frames, before to after (at most 8)
+            jpegs = self.flick_jpegs
+            picks = sorted({round(i * (len(jpegs) - 1) / 7) for i in range(8)}) if len(jpegs) > 8 else range(len(jpegs))
+            d["evidence_images"] = [store.add_evidence(self.match_id, jpegs[i], "image/jpeg") for i in picks]
+        d["ghost"] = [{"xy": [p.x, p.y], "radius": p.radius, "id": p.id, "team": str(p.attributes.get("team", ""))}
+                      for p in sc.initial.pieces if p.radius > 0][:64]
         record.post_call(store, self.hub, self.match_id, d, "referee (demo, sim truth + assumed σ)")

@@ -46,6 +46,9 @@ PATHS = {
     "/api/evidence": {"post": {**_op("Upload an evidence image (body: image/jpeg or image/png)", ok="201", params=(("match", "query"),)),
                                "requestBody": {"required": True, "content": {"image/jpeg": {}, "image/png": {}}}}},
     "/api/evidence/{evidence_id}": {"get": _op("An evidence image", params=(("evidence_id", "path"),), produces="image/jpeg")},
+    "/api/measure": {"get": _op("Measure tool: edge-to-edge gap of two pieces (mm, card lengths) or a piece's overlap "
+                                "of a region, by the referee", params=(("board", "query"), ("a", "query"), ("b", "query"),
+                                                                       ("region", "query"), ("sigma", "query")))},
     "/api/frame": {"get": _op("The latest frame's pieces (mat mm) and mat→image homography")},
     "/api/events": {"get": _op("Server-Sent Events: state, frame, deleted", produces="text/event-stream")},
 }

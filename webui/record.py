@@ -151,7 +151,13 @@ def parse_verdict(store: Store, data: Any) -> dict:
     shapes = ev.get("shapes", [])
     if not (isinstance(shapes, list) and len(shapes) <= 100 and all(isinstance(s, dict) for s in shapes)):
         raise InputError("verdict.evidence.shapes: expected a list of at most 100 objects (mat mm)")
-    out["evidence"] = {"frames": list(frames), "shapes": shapes}
+    ghost = ev.get("ghost", [])
+    if not (isinstance(ghost, list) and len(ghost) <= 64 and all(_is_ghost(g) for g in ghost)):
+        raise InputError("verdict.evidence.ghost: expected at most 64 pieces {xy: [x, y], radius, id?, team?} in mat mm "
+                         "(where the pieces were before the turn)")
+    out["evidence"] = {"frames": list(frames), "shapes": shapes,
+                       "ghost": [{"xy": [float(g["xy"][0]), float(g["xy"][1])], "radius": float(g["radius"]),
+                                  "id": str(g.get("id", ""))[:60], "team": str(g.get("team", ""))[:20]} for g in ghost]}
     extra = data.get("referee")
     if extra is not None:
         if not isinstance(extra, dict) or len(json.dumps(extra)) > 20000:
@@ -165,6 +171,11 @@ def parse_verdict(store: Store, data: Any) -> dict:
     return out
 
 
+def _is_ghost(g: Any) -> bool:
+    return (isinstance(g, dict) and isinstance(g.get("xy"), list) and len(g["xy"]) == 2
+            and all(_finite(v) for v in g["xy"]) and _finite(g.get("radius")) and 0 < g["radius"] < 500)
+
+
 def _from_referee(d: dict) -> dict:
     """Accept ``referee.core.Verdict.to_dict()`` as it is: value/threshold/margin/sigma (when the
     unit is mm) become the *_mm fields, its evidence shapes become ``evidence.shapes``, its frame ids
@@ -176,7 +187,8 @@ def _from_referee(d: dict) -> dict:
         for src, dst in (("value", "measured_mm"), ("threshold", "threshold_mm"), ("margin", "margin_mm"), ("sigma", "sigma_mm")):
             out[dst] = d.get(src)
     frames = d.get("evidence_images", [])
-    out["evidence"] = {"frames": frames, "shapes": d.get("evidence", []) if isinstance(d.get("evidence"), list) else []}
+    out["evidence"] = {"frames": frames, "shapes": d.get("evidence", []) if isinstance(d.get("evidence"), list) else [],
+                       "ghost": d.get("ghost", [])}
     out["referee"] = {k: d[k] for k in ("leaning", "k", "unit", "finding", "frame_ids", "detail", "value", "threshold",
                                          "margin", "sigma") if k in d}
     return out
@@ -276,6 +288,9 @@ def _extras(g) -> dict:
             out["waiting"] = None
     if callable(getattr(g, "can_act", None)) and isinstance(g.state.get("pieces"), dict):
         out["can_act"] = sorted(p for p in g.state["pieces"] if g.can_act(p))
+    from webui.measure import piece_radii
+
+    out["piece_radius_mm"] = piece_radii(g.GAME, g.state)
     module = engine_for(g.GAME)
     for name in ("SHOT_CLOCK_TURNS", "HAND_SIZE"):
         if hasattr(module, name):

@@ -211,3 +211,26 @@ def test_openapi_describes_every_api_route(app, client):
                 path = path.replace(f"<{arg}>", "{" + arg + "}")
             routes.add(path)
     assert routes == set(doc["paths"])
+
+
+def test_measure_tool_asks_the_referee(client):
+    r = client.get("/api/measure?board=dino-dunk/tropic-turf&a=100,100,19&b=200,100,25.5").get_json()
+    assert r["gap_mm"] == pytest.approx(100 - 19 - 25.5)
+    assert r["short_cards"] == pytest.approx(55.5 / r["short_card_mm"])
+    assert any(s["type"] == "distance" for s in r["verdict"]["evidence"])
+    r = client.get("/api/measure?board=dino-dunk/tropic-turf&a=0,0,5&region=half-home").get_json()
+    assert r["kind"] == "overlap" and r["overlaps"]
+
+
+@pytest.mark.parametrize("query", [
+    "board=dino-dunk/tropic-turf&a=1,2&b=3,4,5",              # a needs three numbers
+    "board=dino-dunk/tropic-turf&a=1,2,0&b=3,4,5",            # zero radius
+    "board=dino-dunk/tropic-turf&a=1,2,3",                    # neither b nor region
+    "board=dino-dunk/tropic-turf&a=1,2,3&b=1,2,3&region=x",   # both
+    "board=dino-dunk/tropic-turf&a=1,2,3&region=nowhere",     # unknown region
+    "board=nope/nope&a=1,2,3&b=1,2,3",                        # unknown board
+    "board=dino-dunk/tropic-turf&a=1,2,3&b=1,2,3&sigma=-1",   # negative sigma
+])
+def test_measure_bad_input_is_400(client, query):
+    r = client.get(f"/api/measure?{query}")
+    assert r.status_code == 400 and r.get_json()["error"]

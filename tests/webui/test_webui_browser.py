@@ -63,7 +63,8 @@ def dino_dunk_match(app):
     mid = c.post("/api/matches", json={"game": "dino-dunk", "board": "dino-dunk/tropic-turf",
                                        "setup": {"rosters": rosters, "offense": "home"}}).get_json()["id"]
     carrier = next(a for a in c.get(f"/api/matches/{mid}").get_json()["legal"] if a["type"] == "ChooseCarrier")
-    for action in (carrier, {"type": "PlacementDone", "side": "home"}, {"type": "PlacementDone", "side": "away"}):
+    home = {"type": "PlacementDone", "side": "home", "positions": [[carrier["piece"], 300.0, 300.0], ["ball", 340.0, 300.0]]}
+    for action in (carrier, home, {"type": "PlacementDone", "side": "away"}):
         assert c.post(f"/api/matches/{mid}/actions", json={"action": action}).status_code == 201
     return mid, carrier["piece"]
 
@@ -84,7 +85,8 @@ def too_close(proposed, alternative=None):
     return {"question": "Does the ball overlap scoring-zone-away?", "answer": "too_close", "measured_mm": 9.7,
             "threshold_mm": 9.5, "margin_mm": -0.2, "sigma_mm": 1.5, "proposed_action": proposed,
             "alternative_action": alternative,
-            "evidence": {"shapes": [{"type": "circle", "x": 819, "y": 305, "r": 55, "role": "region"}]}}
+            "evidence": {"shapes": [{"type": "circle", "x": 819, "y": 305, "r": 55, "role": "region"}],
+                     "ghost": [{"xy": [250.0, 280.0], "radius": 19.0, "id": "home:x"}]}}
 
 
 def test_live_page_on_the_demo_table_shows_the_score_change_after_a_shot(server, page):
@@ -138,6 +140,15 @@ def test_resolve_a_too_close_call_on_the_judge_page(server, page):
     item = page.locator(f".judge-item[data-call='{cid}']")
     item.wait_for()
     assert item.locator("svg.judge-board .measure-circle").count() == 1
+    assert item.locator("svg.judge-board .ghost").count() == 1
+    # the measure tool: the carrier and the ball, 40 mm apart centre to centre
+    radii = server.client.get(f"/api/matches/{mid}").get_json()["extras"]["piece_radius_mm"]
+    item.locator(f"svg.judge-board circle[data-piece='{carrier}']").click()
+    item.locator("svg.judge-board circle[data-piece='ball']").click(force=True)
+    gap = item.locator(".measure-out .gap")
+    gap.wait_for()
+    assert gap.text_content() == f"{40 - radii[carrier] - radii['ball']:.1f} mm"
+    assert "short card lengths" in item.locator(".measure-out").text_content()
     item.locator("input[name=who]").fill("Ana (head judge)")
     item.locator("textarea[name=reason]").fill("replay shows overlap")
     item.locator("button[value=override]").click()

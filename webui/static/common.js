@@ -206,7 +206,7 @@ TR.drawPieces = function (svg, pieces) {
   for (const p of pieces) {
     const team = (p.attributes && p.attributes.team) || (p.kind === "ball" ? "ball" : "");
     const c = TR.svg("circle", { class: `piece ${p.kind}`, cx: p.xy[0], cy: p.xy[1], r: p.radius || 10,
-                                 fill: TR.PIECE_COLOURS[team] || "#555" }, g);
+                                 fill: TR.PIECE_COLOURS[team] || "#555", "data-piece": p.id || "" }, g);
     const label = (p.attributes && (p.attributes.name || p.attributes.card)) || p.kind;
     TR.svg("title", {}, c).textContent = label;
   }
@@ -238,6 +238,20 @@ TR.drawShapes = function (svg, shapes, project) {
   }
 };
 
+TR.drawGhost = function (svg, ghost, project) {
+  // where the pieces were before the turn (dashed), so knocked pieces can be put back
+  const P = project || ((p) => p);
+  const g = svg.querySelector("g.measure") || svg;
+  for (const p of ghost || []) {
+    if (project) {
+      const pts = Array.from({ length: 24 }, (_, i) => P([p.xy[0] + p.radius * Math.cos(i * Math.PI / 12), p.xy[1] + p.radius * Math.sin(i * Math.PI / 12)]));
+      TR.svg("polygon", { points: pts.map((q) => q.join(",")).join(" "), class: "ghost" }, g);
+    } else {
+      TR.svg("circle", { cx: p.xy[0], cy: p.xy[1], r: p.radius, class: "ghost" }, g);
+    }
+  }
+};
+
 // positions the engine stored from facts ({piece: [x, y]}) as pieces, when no camera reports them
 TR.piecesFromState = function (view) {
   const pos = (view.state && view.state.positions) || {};
@@ -245,7 +259,8 @@ TR.piecesFromState = function (view) {
   for (const [id, xy] of Object.entries(pos)) {
     if (!Array.isArray(xy)) continue;
     const team = id.includes(":") ? id.split(":")[0] : id === "ball" ? "ball" : "";
-    out.push({ xy, radius: id === "ball" ? 9.5 : 19, kind: id === "ball" ? "ball" : "disc", attributes: { team, name: id } });
+    const radii = (view.extras && view.extras.piece_radius_mm) || {};
+    out.push({ id, xy, radius: radii[id] || (id === "ball" ? 9.5 : 19), kind: id === "ball" ? "ball" : "disc", attributes: { team, name: id } });
   }
   return out;
 };

@@ -3,6 +3,8 @@
 "use strict";
 
 let SHOWN = "";
+let VIEWNOW = null;
+const PICK = {};
 const $ = (id) => document.getElementById(id);
 
 function item(call, board) {
@@ -12,7 +14,9 @@ function item(call, board) {
     ? `<input type="range" min="0" max="${frames.length - 1}" value="0" class="scrub"> <span class="muted fno">frame 1 of ${frames.length}</span>` : "";
   return `<div class="card judge-item" data-call="${call.id}">
     <div class="frames">${frames.length ? `<img class="frame" src="/api/evidence/${TR.esc(frames[0])}" alt="evidence frame">` : '<p class="muted">no evidence frames</p>'}
-      ${scrub}<svg class="board judge-board"></svg></div>
+      ${scrub}<svg class="board judge-board"></svg>
+      <div class="muted">Measure: click two pieces (edge-to-edge gap), or a piece then a region (overlap).</div>
+      <div class="measure-out"></div></div>
     <div>${TR.callCard(call, { buttons: false })}
       <form class="decide">
         <label>who <input name="who" required placeholder="your name" value="${TR.esc(localStorage.getItem("judge-name") || "")}"></label><br>
@@ -25,6 +29,7 @@ function item(call, board) {
 
 async function render(view) {
   if (!view.current) return;
+  VIEWNOW = view;
   const pending = view.pending;
   const key = pending.map((c) => c.id).join(",");
   $("qcount").textContent = `(${pending.length} pending)`;
@@ -39,6 +44,7 @@ async function render(view) {
         TR.drawBoard(svg, board.board);
         TR.drawPieces(svg, TR.piecesFromState(view));
         TR.drawShapes(svg, call.verdict.evidence.shapes);
+        TR.drawGhost(svg, call.verdict.evidence.ghost);
       });
     }
   }
@@ -56,6 +62,42 @@ $("queue").addEventListener("input", (ev) => {
     item.querySelector("img.frame").src = `/api/evidence/${c.verdict.evidence.frames[i]}`;
     item.querySelector(".fno").textContent = `frame ${i + 1} of ${c.verdict.evidence.frames.length}`;
   }).catch(() => {});
+});
+
+// the measure tool: the referee measures (GET /api/measure); the page only shows the result
+$("queue").addEventListener("click", async (ev) => {
+  const item = ev.target.closest(".judge-item");
+  const svg = ev.target.closest("svg.judge-board");
+  if (!item || !svg || !VIEWNOW) return;
+  const id = item.dataset.call;
+  const pieceId = ev.target.dataset && ev.target.dataset.piece;
+  const region = ev.target.dataset && ev.target.dataset.region;
+  const pieces = TR.piecesFromState(VIEWNOW);
+  const out = item.querySelector(".measure-out");
+  if (pieceId) {
+    const p = pieces.find((q) => q.id === pieceId);
+    if (!p) return;
+    ev.target.classList.add("picked");
+    if (!PICK[id]) { PICK[id] = p; out.textContent = `${pieceId}: now click a second piece or a region`; return; }
+    const a = PICK[id];
+    delete PICK[id];
+    const q = new URLSearchParams({ board: VIEWNOW.board, a: `${a.xy[0]},${a.xy[1]},${a.radius}`, b: `${p.xy[0]},${p.xy[1]},${p.radius}`, na: a.id, nb: p.id });
+    const r = await TR.api("GET", `/api/measure?${q}`).catch(() => null);
+    if (!r) return;
+    out.innerHTML = `<b>${TR.esc(a.id)}</b> ↔ <b>${TR.esc(p.id)}</b>: gap <b class="gap">${r.gap_mm.toFixed(1)} mm</b>
+      = ${r.short_cards.toFixed(2)} short card lengths (${r.short_card_mm} mm) = ${r.long_cards.toFixed(2)} long (${r.long_card_mm} mm)`;
+    TR.drawShapes(svg, r.verdict.evidence);
+  } else if (region && PICK[id]) {
+    const a = PICK[id];
+    delete PICK[id];
+    ev.target.classList.add("picked");
+    const q = new URLSearchParams({ board: VIEWNOW.board, a: `${a.xy[0]},${a.xy[1]},${a.radius}`, region, na: a.id });
+    const r = await TR.api("GET", `/api/measure?${q}`).catch(() => null);
+    if (!r) return;
+    out.innerHTML = `<b>${TR.esc(a.id)}</b> ${r.overlaps ? "overlaps" : "does not overlap"} <b>${TR.esc(region)}</b>:
+      margin <b class="gap">${r.overlap_mm.toFixed(1)} mm</b> (${r.overlaps ? "inside by" : "short by"} ${Math.abs(r.overlap_mm).toFixed(1)} mm)`;
+    TR.drawShapes(svg, r.verdict.evidence);
+  }
 });
 
 $("queue").addEventListener("submit", (ev) => {

@@ -24,10 +24,17 @@ function shapes() {
   return c ? c.verdict.evidence.shapes : [];
 }
 
+function ghost() {
+  // before-the-turn positions of the call on show, while the ghost toggle is on
+  const c = VIEW && (VIEW.pending.length ? VIEW.pending[VIEW.pending.length - 1] : VIEW.last_call);
+  return c && $("ghost").checked ? c.verdict.evidence.ghost || [] : [];
+}
+
 function drawAll() {
   if (BOARD) {
     TR.drawPieces($("board"), pieces());
     TR.drawShapes($("board"), shapes());
+    TR.drawGhost($("board"), ghost());
   }
   drawVideoOverlay();
 }
@@ -58,6 +65,7 @@ function drawVideoOverlay() {
     el.setAttribute("fill", TR.PIECE_COLOURS[team] || "#555");
   }
   TR.drawShapes(svg, shapes(), (p) => TR.project(H, p));
+  TR.drawGhost(svg, ghost(), (p) => TR.project(H, p));
 }
 
 function renderState(view) {
@@ -99,6 +107,7 @@ $("actions").addEventListener("click", (ev) => {
 });
 $("undo").addEventListener("click", () => VIEW && TR.api("POST", `/api/matches/${VIEW.match.id}/undo`, { actor: "table", reason: "undo button" }).catch(() => {}));
 TR.wireCalls($("call"));
+$("ghost").addEventListener("change", drawAll);
 
 document.addEventListener("keydown", (ev) => {
   if (ev.target.matches("input, textarea, select") || ev.ctrlKey || ev.metaKey || ev.altKey) return;

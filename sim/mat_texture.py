@@ -65,6 +65,11 @@ class _Canvas:
 
     def __init__(self, img: np.ndarray, origin_mm: tuple, s: float):
         self.img, self.x0, self.y0, self.s = img, origin_mm[0], origin_mm[1], s
+        self.alpha = img.ndim == 3 and img.shape[2] == 4
+
+    def c(self, colour) -> tuple:
+        """The colour for this canvas (opaque BGRA on a 4-channel, premultiplied canvas)."""
+        return tuple(colour) + (255,) if self.alpha and len(colour) == 3 else tuple(colour)
 
     def px(self, pts_mm) -> np.ndarray:
         p = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2)
@@ -76,24 +81,24 @@ class _Canvas:
         import cv2
 
         if alpha >= 1.0:
-            cv2.fillPoly(self.img, [self.px(pts_mm)], colour, cv2.LINE_AA, SHIFT)
+            cv2.fillPoly(self.img, [self.px(pts_mm)], self.c(colour), cv2.LINE_AA, SHIFT)
             return
         layer = self.img.copy()
-        cv2.fillPoly(layer, [self.px(pts_mm)], colour, cv2.LINE_AA, SHIFT)
+        cv2.fillPoly(layer, [self.px(pts_mm)], self.c(colour), cv2.LINE_AA, SHIFT)
         cv2.addWeighted(layer, alpha, self.img, 1 - alpha, 0, dst=self.img)
 
     def polyline(self, pts_mm, colour, width_mm: float, closed: bool = False):
         import cv2
 
         t = max(1, int(round(width_mm * self.s)))
-        cv2.polylines(self.img, [self.px(pts_mm)], closed, colour, t, cv2.LINE_AA, SHIFT)
+        cv2.polylines(self.img, [self.px(pts_mm)], closed, self.c(colour), t, cv2.LINE_AA, SHIFT)
 
     def circle(self, c_mm, r_mm, colour, width_mm: float = -1):
         import cv2
 
         c = self.px([c_mm])[0]
         t = -1 if width_mm < 0 else max(1, int(round(width_mm * self.s)))
-        cv2.circle(self.img, (int(c[0]), int(c[1])), int(round(r_mm * self.s * ONE)), colour, t, cv2.LINE_AA, SHIFT)
+        cv2.circle(self.img, (int(c[0]), int(c[1])), int(round(r_mm * self.s * ONE)), self.c(colour), t, cv2.LINE_AA, SHIFT)
 
     def text(self, text: str, c_mm, height_mm: float, colour):
         import cv2
@@ -102,7 +107,7 @@ class _Canvas:
         thick = max(1, int(round(scale * 2)))
         (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
         c = self.px([c_mm])[0] / ONE
-        cv2.putText(self.img, text, (int(c[0] - w / 2), int(c[1] + h / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, colour,
+        cv2.putText(self.img, text, (int(c[0] - w / 2), int(c[1] + h / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, self.c(colour),
                     thick, cv2.LINE_AA)
 
 
@@ -125,25 +130,28 @@ def _table(shape: tuple, colour: tuple, grain: float, seed: int, fade_px: int) -
     rng = np.random.default_rng(seed)
     coarse = rng.standard_normal((max(2, h // 5), max(2, w // 160))).astype(np.float32)
     fine = rng.standard_normal((max(2, h // 2), max(2, w // 40))).astype(np.float32)
-    g = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC) + 0.5 * cv2.resize(fine, (w, h), interpolation=cv2.INTER_LINEAR)
+    g = cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
+    g += 0.5 * cv2.resize(fine, (w, h), interpolation=cv2.INTER_LINEAR)
     fx = np.clip(np.minimum(np.arange(w), w - 1 - np.arange(w)) / max(fade_px, 1), 0, 1).astype(np.float32)
     fy = np.clip(np.minimum(np.arange(h), h - 1 - np.arange(h)) / max(fade_px, 1), 0, 1).astype(np.float32)
-    window = np.outer(fy, fx)
-    gain = 1.0 + grain * g * (window * window * (3 - 2 * window))
-    img = np.empty((h, w, 3), np.float32)
-    for c in range(3):
-        img[:, :, c] = colour[c] * gain
-    return np.clip(img, 0, 255).astype(np.uint8)
+    fx, fy = fx * fx * (3 - 2 * fx), fy * fy * (3 - 2 * fy)
+    g *= fy[:, None] * grain
+    g *= fx[None, :]
+    g += 1.0
+    return cv2.merge([cv2.convertScaleAbs(g, alpha=float(c)) for c in colour])
 
 
-def _marker_coverage(canvas: _Canvas, board, supersample: int = 4):
-    """Draw each ArUco marker (with a one-cell white quiet zone) by exact box-filtered coverage."""
+def _marker_patches(board, origin_mm: tuple, s: float, shape: tuple, supersample: int = 4) -> list:
+    """Each ArUco marker (with a one-cell white quiet zone) as exact box-filtered coverage in texture
+    px: a list of (v0, v1, u0, u1, coverage (h, w), luminance (h, w)), floats 0..1."""
     import cv2
 
     ms = board.markers
+    x0, y0 = origin_mm
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, ms.dictionary))
     bits = dictionary.markerSize + 2  # cells across, black border included
-    for m, corners in zip(ms.items, (ms.corners_mm()[it.id] for it in ms.items)):
+    patches = []
+    for m in ms.items:
         cells = cv2.aruco.generateImageMarker(dictionary, m.id, bits).astype(np.float32) / 255.0
         cell_mm = ms.size_mm / bits
         pad = np.pad(cells, 1, constant_values=1.0)  # white quiet zone
@@ -152,11 +160,11 @@ def _marker_coverage(canvas: _Canvas, board, supersample: int = 4):
         half = ms.size_mm / 2.0 + cell_mm
         ext = half * (abs(ca) + abs(sa))
         cx, cy = m.center
-        u0 = int(math.floor((cx - ext - canvas.x0) * canvas.s)) - 1
-        v0 = int(math.floor((cy - ext - canvas.y0) * canvas.s)) - 1
-        u1 = int(math.ceil((cx + ext - canvas.x0) * canvas.s)) + 1
-        v1 = int(math.ceil((cy + ext - canvas.y0) * canvas.s)) + 1
-        H, W = canvas.img.shape[:2]
+        u0 = int(math.floor((cx - ext - x0) * s)) - 1
+        v0 = int(math.floor((cy - ext - y0) * s)) - 1
+        u1 = int(math.ceil((cx + ext - x0) * s)) + 1
+        v1 = int(math.ceil((cy + ext - y0) * s)) + 1
+        H, W = shape
         u0, v0, u1, v1 = max(u0, 0), max(v0, 0), min(u1, W), min(v1, H)
         if u1 <= u0 or v1 <= v0:
             continue
@@ -164,22 +172,24 @@ def _marker_coverage(canvas: _Canvas, board, supersample: int = 4):
         sub = (np.arange(k) + 0.5) / k
         us = (np.arange(u0, u1)[:, None] + sub[None, :]).ravel()  # pixel-edge coordinates
         vs = (np.arange(v0, v1)[:, None] + sub[None, :]).ravel()
-        X = canvas.x0 + us / canvas.s - cx
-        Y = canvas.y0 + vs / canvas.s - cy
-        XX, YY = np.meshgrid(X, Y)
+        XX, YY = np.meshgrid(x0 + us / s - cx, y0 + vs / s - cy)
         lx = ca * XX + sa * YY  # into the marker's own (unrotated) frame
         ly = -sa * XX + ca * YY
         ci = np.floor((lx + half) / cell_mm).astype(np.int64)
         cj = np.floor((ly + half) / cell_mm).astype(np.int64)
         inside = (ci >= 0) & (ci < bits + 2) & (cj >= 0) & (cj < bits + 2)
-        val = np.where(inside, pad[np.clip(cj, 0, bits + 1), np.clip(ci, 0, bits + 1)], np.nan)
-        val = val.reshape(v1 - v0, k, u1 - u0, k)
-        cov = np.mean(~np.isnan(val), axis=(1, 3))
-        lum = np.nanmean(np.where(np.isnan(val), 0, val), axis=(1, 3)) / np.maximum(cov, 1e-9)
-        roi = canvas.img[v0:v1, u0:u1].astype(np.float32)
-        ink = (lum * 255.0)[:, :, None]
-        c = cov[:, :, None]
-        canvas.img[v0:v1, u0:u1] = np.clip(roi * (1 - c) + ink * c, 0, 255).astype(np.uint8)
+        val = np.where(inside, pad[np.clip(cj, 0, bits + 1), np.clip(ci, 0, bits + 1)], 0.0)
+        cov = inside.reshape(v1 - v0, k, u1 - u0, k).mean(axis=(1, 3))
+        ink = val.reshape(v1 - v0, k, u1 - u0, k).mean(axis=(1, 3))  # = luminance x coverage
+        patches.append((v0, v1, u0, u1, cov.astype(np.float32), ink.astype(np.float32)))
+    return patches
+
+
+def _apply_patches(img: np.ndarray, patches: list) -> None:
+    for v0, v1, u0, u1, cov, ink in patches:
+        roi = img[v0:v1, u0:u1].astype(np.float32)
+        out = roi * (1 - cov)[:, :, None] + (ink * 255.0)[:, :, None]
+        img[v0:v1, u0:u1] = np.clip(out + 0.5, 0, 255).astype(np.uint8)
 
 
 def _draw_regions(cv: _Canvas, board, base: tuple):
@@ -307,24 +317,36 @@ def _draw_stones(cv: _Canvas, board):
         cv.circle(c, 14.0, (40, 50, 60), 1.2)
 
 
-def draw_mat(board, style) -> MatTexture:
-    """Draw ``board`` top-down (uncached); see :func:`mat_texture`."""
-    import cv2
-
+def texture_geometry(board, style) -> tuple:
+    """(px_per_mm, (x0, y0) origin mat mm, (h, w) px) of the board's texture: the mat, its markers
+    and at least ``style.margin_mm`` of table around it."""
     s = float(style.px_per_mm)
     margin = float(style.margin_mm)
     if board.markers is not None:
-        ext = max(np.max(np.abs(np.vstack(list(board.markers.corners_mm().values())) - np.array([board.length_mm, board.width_mm]) / 2)
-                         - np.array([board.length_mm, board.width_mm]) / 2), 0.0)
+        half = np.array([board.length_mm, board.width_mm]) / 2
+        corners = np.vstack(list(board.markers.corners_mm().values()))
+        ext = max(float(np.max(np.abs(corners - half) - half)), 0.0)
         margin = max(margin, ext + 2 * board.markers.size_mm / 6 + 20.0)
     margin = math.ceil(margin)
-    x0, y0 = -margin, -margin
     w = int(math.ceil((board.length_mm + 2 * margin) * s))
     h = int(math.ceil((board.width_mm + 2 * margin) * s))
-    w += w % 2
-    h += h % 2
-    img = _table((h, w), style.table_colour, style.table_grain, style.table_seed, int(0.6 * margin * s))
-    cv = _Canvas(img, (x0, y0), s)
+    return s, (float(-margin), float(-margin)), (h + h % 2, w + w % 2)
+
+
+_PRINTS: OrderedDict = OrderedDict()
+
+
+def print_layer(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
+    """The printed mat alone (cached per board and geometry): a premultiplied BGRA image (alpha =
+    where the mat is) and the markers' coverage patches. Frame: texture px as in the module doc."""
+    key = (board.ref, board.path, board.size_mm, s, origin_mm, shape)
+    hit = _PRINTS.get(key)
+    if hit is not None:
+        _PRINTS.move_to_end(key)
+        return hit
+    h, w = shape
+    img = np.zeros((h, w, 4), np.uint8)
+    cv = _Canvas(img, origin_mm, s)
     base = MAT_BASE.get(board.ref, GAME_BASE.get(board.game, (200, 200, 200)))
     L, W = board.length_mm, board.width_mm
     edge = 2.5
@@ -344,13 +366,31 @@ def draw_mat(board, style) -> MatTexture:
             cv.polyline([[ox, oy + r * ch], [ox + g["cols"] * cw, oy + r * ch]], (40, 40, 40), 1.5)
         for c in range(g["cols"] + 1):
             cv.polyline([[ox + c * cw, oy], [ox + c * cw, oy + g["rows"] * ch]], (40, 40, 40), 1.5)
+    patches = _marker_patches(board, origin_mm, s, shape) if board.markers is not None else []
+    hit = (img, patches)
+    _PRINTS[key] = hit
+    while len(_PRINTS) > 4:
+        _PRINTS.popitem(last=False)
+    return hit
+
+
+def draw_mat(board, style) -> MatTexture:
+    """Draw ``board`` top-down in ``style`` (uncached; the print itself is cached per board): the
+    table, the printed mat (tinted by ``style.mat_tint``), the markers (black on white, untinted),
+    and the pyramid of levels. See :func:`mat_texture`."""
+    import cv2
+
+    s, (x0, y0), (h, w) = texture_geometry(board, style)
+    layer, patches = print_layer(board, s, (x0, y0), (h, w))
+    img = _table((h, w), style.table_colour, style.table_grain, style.table_seed, int(0.6 * (-x0) * s))
+    alpha = layer[:, :, 3]
+    inv = cv2.bitwise_not(alpha)
+    cv2.multiply(img, cv2.merge([inv, inv, inv]), dst=img, scale=1 / 255.0)
+    bgr = np.ascontiguousarray(layer[:, :, :3])
     if any(t != 1.0 for t in style.mat_tint):  # the print's colour, not the table's
-        u0, v0 = int(math.floor((-x0) * s)), int(math.floor((-y0) * s))
-        u1, v1 = int(math.ceil((L - x0) * s)), int(math.ceil((W - y0) * s))
-        mat = img[v0:v1, u0:u1]
-        mat[:] = np.clip(mat.astype(np.float32) * np.asarray(style.mat_tint, np.float32), 0, 255).astype(np.uint8)
-    if board.markers is not None:
-        _marker_coverage(cv, board)  # printed black on white: not tinted
+        bgr = cv2.multiply(bgr, np.array(list(style.mat_tint) + [0.0]), dtype=cv2.CV_8U)
+    cv2.add(img, bgr, dst=img)
+    _apply_patches(img, patches)
     levels, scales = [img], [s]
     while scales[-1] / 2 >= 0.2 and min(levels[-1].shape[:2]) >= 64:
         prev = levels[-1]

@@ -15,9 +15,24 @@ CARDS = os.path.join(ROOT, "rules", "dodo_dash", "cards.json")
 
 
 def cli(argv):
+    """``tableref`` with only the ``rules`` command group registered (so that these tests do not
+    depend on the other groups' modules); the real entry point is exercised once below."""
+    import argparse
+
+    from cli import rules as rules_cli
+
+    parser = argparse.ArgumentParser(prog="tableref")
+    sub = parser.add_subparsers(dest="command")
+    rules_cli.register(sub)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_the_tableref_entry_point_runs_cards_validate(capsys):
     from cli.main import main
 
-    return main(argv)
+    assert main(["rules", "cards", "validate", CARDS]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(": ok")
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=os.path.basename)

@@ -25,6 +25,13 @@ def register(sub) -> None:
     ref.add_argument("--json", action="store_true", help="print the rows as JSON")
     ref.set_defaults(func=_referee)
 
+    sp = bs.add_parser("sim", help="scenes/s of each simulator suite (physics + ground truth, no rendering)")
+    sp.add_argument("--count", type=int, default=50, help="scenes per suite (default 50)")
+    sp.add_argument("--seed", type=int, default=0)
+    sp.add_argument("--suite", action="append", help="only this suite (repeatable)")
+    sp.add_argument("--json", action="store_true", help="print the rows as JSON")
+    sp.set_defaults(func=_sim)
+
     web = bs.add_parser("web", help="50 overlay SSE viewers + 5 MJPEG viewers on loopback; state change -> viewer latency")
     web.add_argument("--viewers", type=int, default=50, help="SSE (overlay) viewers, 1..200")
     web.add_argument("--video", type=int, default=5, help="MJPEG viewers, 0..20")
@@ -32,6 +39,7 @@ def register(sub) -> None:
     web.add_argument("--interval", type=float, default=0.2, help="seconds between changes")
     web.add_argument("--fps", type=float, default=15.0, help="the live loop's frame rate")
     web.add_argument("--timeout", type=float, default=90.0, help="bound on the whole run, seconds")
+    web.add_argument("--browsers", type=int, default=1, help="Chromium overlay pages timing the DOM update (0..5; needs /usr/bin/chromium)")
     web.set_defaults(func=_web)
 
 
@@ -54,6 +62,26 @@ def _render(args) -> int:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
     report = bench_render(frames=args.frames, size=_size(args.size), seed=args.seed, threads=args.threads)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+def _sim(args) -> int:
+    import json
+
+    from sim.suites import bench_suites, get_suite
+
+    if args.count < 1:
+        raise ValueError(f"--count must be at least 1, got {args.count}")
+    for name in args.suite or ():
+        get_suite(name)
+    rows = bench_suites(args.count, args.seed, tuple(args.suite) if args.suite else None)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'suite':<22} {'scenes':>6} {'s':>7} {'scenes/s':>9} {'settle s':>9} {'contacts':>9}")
+    for r in rows:
+        print(f"{r['suite']:<22} {r['scenes']:>6} {r['seconds']:>7.2f} {r['scenes_per_s']:>9.1f} {r['mean_settle_s']:>9.3f} "
+              f"{r['mean_contacts']:>9.2f}")
     return 0
 
 

@@ -12,8 +12,9 @@ Set-up, all on 127.0.0.1:
   just before the append to the viewer having read the SSE message (same clock, one machine).
 
 Bounded: at most 200 viewers, 20 video viewers, 500 changes and ``timeout_s`` seconds overall.
-This is the time to the *client's socket*; a browser's DOM adds its own parse-and-render time, which
-the browser test of the overlay covers functionally.
+The SSE figure is the time to the *client's socket*. With Chromium installed, ``browsers`` real
+overlay pages (default 1) also report the time from the change to their DOM being updated (a
+MutationObserver stamps each new state; same clock).
 """
 
 from __future__ import annotations
@@ -149,15 +150,51 @@ class _LiveLoop:
         return n / (t1 - t0) if t1 > t0 else 0.0
 
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# records [seq, Date.now()] each time the overlay's DOM changes for a new state
+DOM_PROBE = """
+window.__lat = [];
+new MutationObserver(() => {
+  if (window.OVERLAY_SEQ !== undefined && window.OVERLAY_SEQ !== window.__seen) {
+    window.__seen = window.OVERLAY_SEQ; window.__lat.push([window.OVERLAY_SEQ, Date.now()]);
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true, attributes: true});
+"""
+
+
+def _open_browsers(port: int, n: int):
+    """``n`` Chromium overlay pages with the DOM probe, or None when Chromium is not installed."""
+    import os
+
+    if n <= 0 or not os.path.exists(CHROMIUM):
+        return None
+    from playwright.sync_api import sync_playwright
+
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+    pages = []
+    for _ in range(n):
+        page = browser.new_page(viewport={"width": 1920, "height": 1080})
+        page.add_init_script(DOM_PROBE)
+        page.goto(f"http://127.0.0.1:{port}/overlay?panels=score,call,review,summary", wait_until="domcontentloaded")
+        page.wait_for_function("() => window.OVERLAY_SEQ >= 0", timeout=20000)
+        pages.append(page)
+    return pw, browser, pages
+
+
 def run(viewers: int = 50, video: int = 5, changes: int = 30, interval_s: float = 0.2, fps: float = 15.0,
-        timeout_s: float = 90.0) -> dict:
+        timeout_s: float = 90.0, browsers: int = 1) -> dict:
     from werkzeug.serving import make_server
 
     from webui import create_app, record
     from webui.store import Store
 
-    if not (1 <= viewers <= 200 and 0 <= video <= 20 and 1 <= changes <= 500 and 0.01 <= interval_s <= 5):
-        raise ValueError("bench bounds: 1..200 viewers, 0..20 video viewers, 1..500 changes, interval 0.01..5 s")
+    if not (1 <= viewers <= 200 and 0 <= video <= 20 and 1 <= changes <= 500 and 0.01 <= interval_s <= 5
+            and 0 <= browsers <= 5 and 1 <= fps <= 60 and 10 <= timeout_s <= 600):
+        raise ValueError("bench bounds: 1..200 viewers, 0..20 video viewers, 1..500 changes, interval 0.01..5 s, "
+                         "0..5 browsers, 1..60 fps, timeout 10..600 s")
     deadline = time.monotonic() + timeout_s
     with tempfile.TemporaryDirectory(prefix="tableref-bench-") as tmp:
         app = create_app({"DATA_DIR": tmp, "SSE_HEARTBEAT_S": 2.0})
@@ -183,6 +220,7 @@ def run(viewers: int = 50, video: int = 5, changes: int = 30, interval_s: float 
         proc.start()
         if not parent.poll(max(1.0, deadline - time.monotonic())) or parent.recv() != "ready":
             raise RuntimeError("the viewers did not connect in time")
+        chrome = _open_browsers(srv.port, browsers)
         time.sleep(0.5)
         sent: dict[int, float] = {}
         w0 = time.monotonic()
@@ -200,6 +238,15 @@ def run(viewers: int = 50, video: int = 5, changes: int = 30, interval_s: float 
             time.sleep(interval_s)
         w1 = time.monotonic()
         watched_rate = loop.rate(w0, w1)
+        dom = []
+        if chrome is not None:
+            time.sleep(0.5)
+            for page in chrome[2]:
+                seen = {int(q): t / 1000.0 for q, t in page.evaluate("window.__lat")}
+                dom += [(seen[q] - t0) * 1000.0 for q, t0 in sent.items() if q in seen]
+            chrome[1].close()
+            chrome[0].stop()
+        dom.sort()
         parent.send("stop")
         results = parent.recv() if parent.poll(20) else {"sse": [], "video": []}
         proc.join(10)
@@ -226,6 +273,7 @@ def run(viewers: int = 50, video: int = 5, changes: int = 30, interval_s: float 
         "live_fps_alone": round(base_rate, 2), "live_fps_watched": round(watched_rate, 2),
         "latency_ms": {"n": len(lat), "median": _q(lat, 0.5), "p95": _q(lat, 0.95), "max": max(lat) if lat else None},
         "missing": missing,
+        "browser_dom_ms": {"n": len(dom), "median": _q(dom, 0.5), "p95": _q(dom, 0.95), "max": max(dom) if dom else None},
         "video_fps": [round(f, 1) for f, _ in vid], "video_mb_s": [round(b, 2) for _, b in vid],
     }
 
@@ -237,11 +285,15 @@ def _q(xs: list, q: float):
 
 
 def main(args) -> int:
-    r = run(args.viewers, args.video, args.changes, args.interval, args.fps, args.timeout)
+    r = run(args.viewers, args.video, args.changes, args.interval, args.fps, args.timeout, getattr(args, "browsers", 1))
     lat = r["latency_ms"]
     print(f"web bench on 127.0.0.1: {r['viewers']} overlay SSE viewers, {r['video']} MJPEG viewers, {r['changes']} state changes")
     print(f"  state change -> viewer received: median {lat['median']} ms, p95 {lat['p95']} ms, max {lat['max']:.1f} ms "
           f"({lat['n']} deliveries, {r['missing']} missing)" if lat["n"] else "  no deliveries measured")
+    dom = r["browser_dom_ms"]
+    if dom["n"]:
+        print(f"  state change -> overlay DOM updated in Chromium: median {dom['median']} ms, p95 {dom['p95']} ms, "
+              f"max {dom['max']:.1f} ms ({dom['n']} updates)")
     print(f"  live loop: {r['live_fps_alone']} fps alone, {r['live_fps_watched']} fps while watched (target {r['fps_target']})")
     if r["video_fps"]:
         print(f"  MJPEG viewers received: {statistics.median(r['video_fps']):.1f} fps median "

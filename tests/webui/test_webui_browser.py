@@ -191,3 +191,25 @@ def test_edit_a_region_in_the_board_editor_and_see_it_saved(server, page):
     circle = yaml.safe_load(saved.read_text())["regions"]["scoring-zone-home"]["circle"]
     assert circle[0] > before[0] + 5 and circle[1] > before[1] + 2 and circle[2] == before[2]
     assert page.locator("#origin").text_content() == "(edited)"
+
+
+@pytest.mark.parametrize("game, board, words", [
+    ("dino-dunk", "dino-dunk/crater-court", "shot clock"),
+    ("dodo-dash", "dodo-dash/dodorado-jungle", "traps"),
+    ("morris", "morris/waterfall", "shelters"),
+    ("dogo-dash", "dogo-dash/table", "super pot"),
+])
+def test_each_game_panel_renders_and_key_1_plays_the_first_legal_action(server, page, game, board, words):
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    mid = server.client.post("/api/matches", json={"game": game, "board": board}).get_json()["id"]
+    page.goto(server.base + "/", wait_until="domcontentloaded")
+    page.wait_for_selector("#actions button.act")
+    assert words in page.locator("#panel").text_content()
+    assert page.locator("#board .regions > *, #board .tracks > *, #board .stones > *").count() > 0
+    first = server.client.get(f"/api/matches/{mid}").get_json()["legal"][0]
+    page.keyboard.press("1")
+    page.wait_for_function("() => document.querySelector('#events div') !== null", timeout=5000)
+    rows = server.client.get(f"/api/matches/{mid}/log").get_json()["rows"]
+    assert [r["data"]["action"] for r in rows] == [first]
+    assert errors == []

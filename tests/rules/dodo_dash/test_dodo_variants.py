@@ -171,3 +171,31 @@ def test_challengers_draw_into_their_deck_at_the_end_of_round():
     assert drawers == [r for r in ("Me", "challenger-1", "challenger-2") if r not in lead]
     first = next(e.data for e in ev if e.kind == "draw")
     assert first["cards"] == ["boring"] and g.racer(first["racer"])["hand"][-1] == "boring"  # deck bottom
+
+
+def test_passing_several_racers_hunts_each_one_you_have_no_token_from():
+    g = th(positions={"A": 1, "B": 3, "C": 4, "D": 29}, taken={"A": ["C"]})
+    choose_all(g, {"A": "normal-01", "B": "normal-03", "C": "normal-05", "D": "normal-07"})
+    ev = drain(g)
+    hunts = [e.data for e in ev if e.kind in ("hunt", "hunt_immune")]
+    assert hunts[0] == {"hunter": "A", "prey": "B"}  # C is passed too, but A already holds C's token
+    assert g.racer("A")["taken"] == ["C", "B"]
+    sent = [e.data for e in ev if e.kind == "move" and e.data["cause"] == "hunted"]
+    assert sent == [{"racer": "B", "to": 0, "by": -3, "cause": "hunted"}]  # the nearest Base behind B
+
+
+@pytest.mark.parametrize("tokens,hands,winners", [
+    ({"A": (3, ["B"]), "B": (2, []), "C": (3, []), "D": (3, [])}, {}, ["A"]),          # 4 tokens
+    ({"A": (3, []), "B": (3, []), "C": (3, []), "D": (3, [])}, {"B": 5}, ["B"]),        # tie: most cards
+    ({"A": (3, []), "B": (3, []), "C": (3, []), "D": (3, [])}, {"B": 5, "C": 5}, ["B", "C"]),  # shared
+])
+def test_end_of_hunt_tie_breaks(tokens, hands, winners):
+    from rules.dodo_dash import treasure
+
+    g = th()
+    for R in g.state["racers"]:
+        R["tokens"], R["taken"] = tokens[R["id"]][0], list(tokens[R["id"]][1])
+        R["hand"] = ["x"] * hands.get(R["id"], 2)
+    g._events = []
+    treasure.end_of_hunt(g)
+    assert g.outcome().winners == tuple(winners) and g.outcome().reason == "most_treasure"

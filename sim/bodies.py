@@ -100,10 +100,24 @@ def _dims(piece, spec):
     return r, h, size
 
 
-def _disc(piece, r, h, top_colour, side_colour, face) -> Body:
+def _lit_half(base, top, centre_xy, light, colour):
+    """The half of a cylinder's side that faces the light, as one hull part (the top face, drawn
+    after it, covers what of the hull is not side)."""
+    if light is None:
+        return []
+    n = base[:, :2] - centre_xy
+    lit = n @ np.asarray(light) > 0
+    if lit.sum() < 2:
+        return []
+    return [Part("hull", np.vstack([base[lit], top[lit]]), colour)]
+
+
+def _disc_body(piece, r, h, top_colour, side_colour, face, light=None) -> Body:
     z = piece.z
     base, top = ring(piece.x, piece.y, z, r), ring(piece.x, piece.y, z + h, r)
-    parts = [Part("hull", np.vstack([base, top]), side_colour), Part("poly", top, top_colour)]
+    parts = [Part("hull", np.vstack([base, top]), shade(side_colour, 0.85))]
+    parts += _lit_half(base, top, (piece.x, piece.y), light, shade(side_colour, 1.2))
+    parts.append(Part("poly", top, top_colour))
     if face is not None:
         parts.append(Part("art", art_quad(piece, face.size_mm, z + h), art=face))
     return Body(piece, parts, np.vstack([base, top]), np.array([piece.x, piece.y, -(z + h)]))
@@ -141,15 +155,19 @@ def _deck(piece, size, h, face) -> Body:
     return body
 
 
-def _figure(piece, r, h, colour, head_colour, extra=()) -> Body:
+def _figure_body(piece, r, h, colour, head_colour, extra=(), light=None) -> Body:
     z = piece.z
     x, y = piece.x, piece.y
     base_h = min(4.0, 0.1 * h)
+    b0, b1 = ring(x, y, z + base_h, 0.62 * r), ring(x, y, z + 0.72 * h, 0.5 * r)
+    h0, h1 = ring(x, y, z + 0.72 * h, 0.5 * r), ring(x, y, z + h, 0.42 * r)
     parts = [Part("hull", np.vstack([ring(x, y, z, r), ring(x, y, z + base_h, r)]), (50, 50, 50)),
              Part("poly", ring(x, y, z + base_h, r), (80, 80, 80)),
-             Part("hull", np.vstack([ring(x, y, z + base_h, 0.62 * r), ring(x, y, z + 0.72 * h, 0.5 * r)]), shade(colour, 0.8)),
-             Part("hull", np.vstack([ring(x, y, z + 0.72 * h, 0.5 * r), ring(x, y, z + h, 0.42 * r)]), head_colour),
-             Part("poly", ring(x, y, z + h, 0.42 * r), shade(head_colour, 1.15))]
+             Part("hull", np.vstack([b0, b1]), shade(colour, 0.65))]
+    parts += _lit_half(b0, b1, (x, y), light, shade(colour, 0.95))
+    parts.append(Part("hull", np.vstack([h0, h1]), shade(head_colour, 0.8)))
+    parts += _lit_half(h0, h1, (x, y), light, head_colour)
+    parts.append(Part("poly", h1, shade(head_colour, 1.15)))
     parts.extend(extra)
     return Body(piece, parts, np.vstack([ring(x, y, z, r), ring(x, y, z + h, 0.45 * r)]), np.array([x, y, -(z + h)]))
 
@@ -198,6 +216,15 @@ def build_body(piece, spec, style) -> Body:
     r, h, size = _dims(piece, spec)
     attrs = piece.attributes
     teams = style.teams
+    az = math.radians(style.light_azimuth_deg)
+    light = (math.cos(az), math.sin(az))
+
+    def _disc(*a):
+        return _disc_body(*a, light=light)
+
+    def _figure(*a):
+        return _figure_body(*a, light=light)
+
     ti = team_index(piece)
     team_colour = tuple(teams[ti]) if ti >= 0 else named_colour(attrs.get("colour"), (170, 170, 170))
     if kind == "ball":

@@ -164,14 +164,15 @@ def test_disc_top_renders_offset_from_its_base_as_the_camera_says(tilt, yaw, k1)
     diff = np.linalg.norm(res.image.astype(float) - np.array([50, 50, 210]), axis=2)
     ys, xs = np.nonzero(diff < 45)
     rendered = np.array([xs.mean(), ys.mean()])
-    assert np.linalg.norm(rendered - ref_centroid) < 0.3
+    assert np.linalg.norm(rendered - ref_centroid) < 0.2
     # truth: base and top centres are the projections of (x, y, 0) and (x, y, -h)
     t = res.truth["p"]
     assert np.allclose(t.base_px, tr.project_3d([[x, y, 0.0]])[0], atol=1e-9)
     assert np.allclose(t.top_px, tr.project_3d([[x, y, -h]])[0], atol=1e-9)
     # the top is not on the mat plane: where the plane at height h puts it, not where z = 0 would
     on_mat = tr.mat_to_image([[x, y]])[0]
-    assert np.linalg.norm(rendered - t.top_px) < 0.3  # (perspective bias of a 20 mm circle is tiny)
+    bias = np.linalg.norm(ref_centroid - t.top_px)  # an ellipse's centroid is not the projected centre
+    assert bias < 0.5 and np.linalg.norm(rendered - t.top_px) < 0.3 + bias
     if tilt:
         assert np.linalg.norm(rendered - on_mat) > 5.0
 

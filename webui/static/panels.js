@@ -102,5 +102,9 @@ TR.renderPanel = function (view) {
   if (view.outcome) {
     html = `<div class="outcome">Game over: ${view.outcome.winners.length ? "winner(s) " + list(view.outcome.winners) : "no winner"} (${esc(view.outcome.reason)})</div>` + html;
   }
+  if (view.problems && view.problems.length) {
+    html = `<div class="note bad">${view.problems.length} log row(s) no longer replay and were skipped: ` +
+      view.problems.slice(0, 3).map((p) => `#${p.seq} ${esc(p.error)}`).join("; ") + "</div>" + html;
+  }
   return html + `<div class="summary">${esc(view.summary)}</div>`;
 };

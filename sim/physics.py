@@ -192,6 +192,9 @@ class _World:
         self.space = pymunk.Space()
         self.space.iterations = cfg.iterations
         self.space.collision_slop = 0.01
+        # pieces at rest sleep (no per-step Python callbacks) until something touches them
+        self.space.idle_speed_threshold = cfg.settle_speed_mm_s / 4.0
+        self.space.sleep_time_threshold = 0.02
         self.t = 0.0
         self.items: dict[str, _Body] = {}
         self.by_shape = {}
@@ -251,6 +254,9 @@ class _World:
             if item.z > 0.0:  # airborne: no table friction, a lateral (curve) acceleration
                 body.velocity = (vx + item.ax * dt, vy + item.ay * dt)
                 return
+            w = body.angular_velocity
+            if vx == 0.0 and vy == 0.0 and w == 0.0:
+                return  # at rest: setting a velocity would wake a sleeping body
             speed = math.hypot(vx, vy)
             drop = item.mu * g * dt
             if speed <= drop:
@@ -258,8 +264,8 @@ class _World:
             else:
                 k = (speed - drop) / speed
                 body.velocity = (vx * k, vy * k)
-            w = body.angular_velocity
-            body.angular_velocity = 0.0 if abs(w) <= spin_decel * dt else w - math.copysign(spin_decel * dt, w)
+            if w != 0.0:
+                body.angular_velocity = 0.0 if abs(w) <= spin_decel * dt else w - math.copysign(spin_decel * dt, w)
 
         return update
 
@@ -337,6 +343,7 @@ class _World:
         item = self.items[action.piece]
         if item.static:
             raise PhysicsError(f"piece {action.piece!r} ({item.piece.kind}) is static and cannot be moved")
+        item.body.activate()
         if isinstance(action, Flick):
             item.body.velocity = (action.vx, action.vy)
             item.body.angular_velocity = action.spin
@@ -378,6 +385,7 @@ class _World:
         item.z = carrier.z + carrier.piece.height
         item.vz, item.ax, item.ay, item.bounce = 0.0, 0.0, 0.0, 0.6
         item.carry = None
+        item.body.activate()
         self.space.reindex_shapes_for_body(item.body)
         self.events.append(Event(self.t, "ball-fell", item.piece.id, float(item.body.position.x), float(item.body.position.y)))
 
@@ -400,7 +408,7 @@ class _World:
         return Scene(self.scene.game, self.scene.board, pieces, round(self.t, 9))
 
     def _check_out(self, item: _Body) -> None:
-        if self.play_area is None or item.out or item.static or item.z > 0 or item.carry is not None:
+        if self.play_area is None or item.out or item.static or item.z > 0 or item.carry is not None or item.body.is_sleeping:
             return
         pos = item.body.position
         reach = item.piece.radius if not item.piece.size else math.hypot(*item.piece.size) / 2
@@ -427,6 +435,7 @@ class _World:
 
     def _land(self, item: _Body) -> None:
         item.z, item.vz, item.ax, item.ay = 0.0, 0.0, 0.0, 0.0
+        item.body.activate()
         vx, vy = item.body.velocity
         item.body.velocity = (vx * item.bounce, vy * item.bounce)
         pos = item.body.position
@@ -476,12 +485,13 @@ class _World:
                 break
             if i >= steps:
                 break
-            prev = {pid: tuple(it.body.velocity) for pid, it in self.items.items() if not it.static}
+            carriers = {it.carry.carrier for it in self.items.values() if it.carry is not None}
+            prev = {pid: tuple(self.items[pid].body.velocity) for pid in carriers}
             self.space.step(dt)
             i += 1
             self.t = i * dt
             for item in self.items.values():
-                if item.static:
+                if item.static or (item.body.is_sleeping and item.carry is None and item.z <= 0.0):
                     continue
                 if item.carry is not None:
                     carrier = self.items[item.carry.carrier]

@@ -176,3 +176,25 @@ def generate(suite: str, count: int, seed: int = 0, start: int = 0, **kwargs) ->
         raise ValueError(f"count must be >= 0, got {count}")
     for i in range(start, start + count):
         yield make_scenario(suite, i, seed, **kwargs)
+
+
+def bench_suites(count: int = 50, seed: int = 0, names: tuple | None = None) -> list:
+    """Scenes per second (physics + ground truth, no rendering) for each suite: rows of
+    {suite, scenes, seconds, scenes_per_s, mean_settle_s, mean_contacts}."""
+    import time
+
+    from sim.truth import scenario_truth
+
+    rows = []
+    for name in names or tuple(SUITES):
+        make_scenario(name, 0, seed)  # warm the board and config caches
+        t0 = time.perf_counter()
+        settle, contacts = [], []
+        for scn in generate(name, count, seed, start=1):
+            scenario_truth(scn, _board(scn.board))
+            settle.append(scn.run.settle_time or 0.0)
+            contacts.append(len(scn.run.contacts))
+        dt = time.perf_counter() - t0
+        rows.append({"suite": name, "scenes": count, "seconds": round(dt, 3), "scenes_per_s": round(count / dt, 1),
+                     "mean_settle_s": round(sum(settle) / count, 3), "mean_contacts": round(sum(contacts) / count, 2)})
+    return rows

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.core import action_from_dict, action_to_dict
-from rules.dodo_dash import ACTIONS, Game, new_game
+from rules.dodo_dash import ACTIONS, Choose, Game, Roll, new_game
 
 SETUPS = [
     dict(players=["A", "B", "C"]),
@@ -37,6 +37,9 @@ def play(setup, seed, check_every=1):
         assert acts, g.summary()
         a = rnd.choice(acts)
         if n % check_every == 0:
+            if n % (check_every * 7) == 0:
+                assert all(g.is_legal(x) for x in acts)  # every listed action is legal ...
+                assert not g.is_legal(Roll(7)) and not g.is_legal(Choose("nobody", "boring"))  # ... not these
             before = g.to_json()
             g.push(a)
             after = g.to_json()

@@ -57,6 +57,8 @@ def play(setup, seed, check_every=1):
         assert movement_total(g) == total == 84  # deck + hands + discard + in play
         for R in g.state["racers"]:
             assert 0 <= tr.hex(R["pos"]) < tr.size or not tr.loop
+            if tr.loop and g.state["mode"] == "standard":
+                assert R["pos"] > -tr.size  # never pushed back a whole lap
             if not tr.loop:
                 assert R["pos"] >= tr.min_progress
         assert len(g.state["power_deck"]) + sum(len(R["powers"]) for R in g.state["racers"]) == 12

@@ -14,7 +14,9 @@ What runs, honestly:
 - every other fact (a move, a pass, a dunk) is the legal fact closest to the sim's ground truth,
   recorded as a fact by "demo referee (sim truth)".
 
-When ``sim.live`` lands (``sim://dino-dunk?seed=7``), it should replace :meth:`DemoTable._flick`.
+Frames, calls and facts go through :class:`webui.link.TableLink`, the seam the live-table session
+(issue 9) will use too. When ``sim.live`` lands (``sim://dino-dunk?seed=7``), it should replace
+:meth:`DemoTable._flick`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import threading
 import time
 
 from webui import record
+from webui.link import TableLink
 from webui.store import Store
 
 log = logging.getLogger("tableref.demo")
@@ -69,7 +72,8 @@ class DemoTable:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        store = Store(self.data_dir)
+        self.link = TableLink(self.app, actor="demo referee (sim truth)")
+        store = self.link.store
         try:
             self._load_sim()
             self.match_id = self._ensure_match(store)
@@ -83,7 +87,7 @@ class DemoTable:
             self.status = f"stopped: {type(exc).__name__}: {exc}"
             log.exception("demo table stopped")
         finally:
-            store.close()
+            self.link.close()
 
     def _idle(self, seconds: float) -> None:
         """Wait, republishing the last frame at the camera's rate (a camera never stops)."""
@@ -129,9 +133,7 @@ class DemoTable:
                              "attributes": {k: str(v) for k, v in p.attributes.items() if k in ("team", "name", "size")}}
                             for p in scene.pieces]
             self._last_scene = scene
-            self.hub.publish("frame", {"pieces": self._pieces, "mat_to_image": self._H, "size": list(self.size),
-                                       "live": True, "source": "sim (demo)", "truth": True})
-        self.feed.publish(self._jpeg, pieces=self._pieces, mat_to_image=self._H, size=self.size, source="sim (demo)")
+        self.link.frame(self._jpeg, pieces=self._pieces, mat_to_image=self._H, size=self.size, source="sim (demo, truth)")
 
     def _scenario(self, kind: str, offense: str):
         from sim.scenarios.dino_dunk import make_near_miss, make_shot

@@ -29,6 +29,7 @@ class Part:
     colour: tuple = (128, 128, 128)
     art: object = None
     px: np.ndarray | None = None  # (k, 2) image px, filled in by the renderer
+    ok: bool = False  # all of px finite (in front of the camera), set by the renderer
 
 
 @dataclass

@@ -104,13 +104,24 @@ def project_points(camera: Camera, points_mm3) -> np.ndarray:
         return np.zeros((0, 2))
     cam = pts @ camera.R.T + camera.t
     behind = cam[:, 2] <= 1e-6
-    if not np.any(camera.dist):
-        und = cam @ camera.K.T
+    K, dist = camera.K, camera.dist
+    if not np.any(dist):
+        und = cam @ K.T
         out = und[:, :2] / np.where(behind, 1.0, und[:, 2])[:, None]
+    elif len(dist) <= 5 and K[0, 1] == 0.0:
+        # OpenCV's model (k1, k2, p1, p2, k3), written out: the same numbers as cv2.projectPoints
+        k1, k2, p1, p2, k3 = (list(dist) + [0.0] * 5)[:5]
+        zz = np.where(behind, 1.0, cam[:, 2])
+        x, y = cam[:, 0] / zz, cam[:, 1] / zz
+        r2 = x * x + y * y
+        radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
+        xd = x * radial + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x)
+        yd = y * radial + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y
+        out = np.column_stack([K[0, 0] * xd + K[0, 2], K[1, 1] * yd + K[1, 2]])
     else:
         cam = cam.copy()
         cam[behind, 2] = 1.0
-        out, _ = cv2.projectPoints(cam.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), camera.K, camera.dist)
+        out, _ = cv2.projectPoints(cam.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), K, dist)
         out = out.reshape(-1, 2)
     if np.any(behind):
         out[behind] = np.nan

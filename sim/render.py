@@ -183,8 +183,6 @@ def _draw_art(img: np.ndarray, part) -> None:
 
     H, W = img.shape[:2]
     quad = part.px[:4]
-    if not np.all(np.isfinite(quad)):
-        return
     side_px = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
     if side_px < 4.0:  # the art would be below a pixel: the face colour already says it all
         return
@@ -219,8 +217,7 @@ def _hull(part) -> np.ndarray:
 
 def _silhouette(body: Body) -> list:
     """Image-px polygons whose union is the body's silhouette (convex hulls and face polygons)."""
-    return [_hull(p) for p in body.parts
-            if p.kind in ("hull", "poly", "side") and p.px is not None and np.all(np.isfinite(p.px))]
+    return [_hull(p) for p in body.parts if p.kind in ("hull", "poly", "side") and p.ok]
 
 
 def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | None):
@@ -253,7 +250,7 @@ def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | No
             bbox = (float(X0 + bx), float(Y0 + by), float(X0 + bx + bw), float(Y0 + by + bh))
     centre = None
     for p in body.parts:
-        if p.px is None or not np.all(np.isfinite(p.px)):
+        if not p.ok:
             continue
         if p.kind in ("hull", "poly"):
             cv2.fillPoly(img, [_fixed(_hull(p))], p.colour, cv2.LINE_AA, SHIFT)
@@ -298,23 +295,30 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
     shadow_src = [b.shadow_pts for b in bodies] if style.shadow_strength > 0 else []
     shadow_mat = [effects.shadow_points(s, style) for s in shadow_src]
     anchors = np.array([b.anchor for b in bodies]).reshape(-1, 3)
-    heights = [_height(b) for b in bodies[: len(scene.pieces)]]
-    tops = np.array([[p.x, p.y, -(p.z + h)] for h, p in zip(heights, scene.pieces)]).reshape(-1, 3)
-    bases = np.array([[p.x, p.y, -p.z] for p in scene.pieces]).reshape(-1, 3)
-    vel_pts = np.array([[p.x + p.vx * 0.01, p.y + p.vy * 0.01, tops[i, 2]] for i, p in enumerate(scene.pieces)]).reshape(-1, 3)
-    allpts = np.vstack(chunks + shadow_mat + [bases, tops, vel_pts]) if (chunks or len(bases)) else np.zeros((0, 3))
+    n = len(scene.pieces)
+    heights = [float(-b.anchor[2] - b.piece.z) for b in bodies[:n]]  # anchors are the top centres
+    state = np.array([[p.x, p.y, p.z, p.vx, p.vy] for p in scene.pieces]).reshape(-1, 5)
+    bases = np.column_stack([state[:, 0], state[:, 1], -state[:, 2]])
+    tops = anchors[:n]
+    vel_pts = np.column_stack([state[:, 0] + 0.01 * state[:, 3], state[:, 1] + 0.01 * state[:, 4], tops[:, 2]])
+    (ldx, ldy), _ = effects.light_direction(style)
+    c = (board.length_mm / 2, board.width_mm / 2)
+    light_pts = np.array([[c[0], c[1], 0.0], [c[0] + 100 * ldx, c[1] + 100 * ldy, 0.0]])
+    allpts = np.vstack(chunks + shadow_mat + [bases, tops, vel_pts, light_pts])
     px = camera.project(allpts)
+    all_ok = bool(np.all(np.isfinite(px)))  # else something is behind the camera: skip those parts
     k = 0
     for b in bodies:
         for p in b.parts:
             p.px = px[k:k + len(p.pts)]
+            p.ok = all_ok or bool(np.all(np.isfinite(p.px)))
             k += len(p.pts)
     shadow_px = []
     for s in shadow_mat:
         shadow_px.append(px[k:k + len(s)])
         k += len(s)
-    n = len(scene.pieces)
     base_px, top_px, vel_px = px[k:k + n], px[k + n:k + 2 * n], px[k + 2 * n:k + 3 * n]
+    light_px = px[k + 3 * n:k + 3 * n + 2]
 
     if shadow_px:
         import cv2
@@ -350,7 +354,7 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
                                  bboxes.get(i) if counts[i + 1] else None, vis, bool(p.moving),
                                  (float(p.x), float(p.y)), float(p.z), float(heights[i]))
     # camera effects
-    gdir = _light_dir_px(camera, board, style)
+    gdir = _unit(light_px[1] - light_px[0])
     img = effects.apply_lighting(img, style, gdir)
     img = effects.apply_noise(img, style.noise_sigma, rng)
     img = effects.apply_jpeg(img, style.jpeg_quality)
@@ -360,17 +364,8 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
                         {"mat": 1000 * (c1 - c0), "pieces": 1000 * (c2 - c1), "effects": 1000 * (c3 - c2)})
 
 
-def _height(body: Body) -> float:
-    """The top of the body above its base (mm)."""
-    zs = np.concatenate([p.pts[:, 2] for p in body.parts]) if body.parts else np.zeros(1)
-    return float(-zs.min() - (body.piece.z if body.piece is not None else 0.0))
-
-
-def _light_dir_px(camera: Camera, board, style) -> tuple:
-    (dx, dy), _ = effects.light_direction(style)
-    c = np.array([board.length_mm / 2, board.width_mm / 2])
-    p = camera.project(np.array([[c[0], c[1], 0.0], [c[0] + 100 * dx, c[1] + 100 * dy, 0.0]]))
-    d = p[1] - p[0]
+def _unit(d) -> tuple:
+    """A unit image direction (towards the light), or straight up when it is undefined."""
     n = float(np.hypot(*d))
     return (float(d[0] / n), float(d[1] / n)) if n > 0 and np.isfinite(n) else (0.0, -1.0)
 

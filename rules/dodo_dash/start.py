@@ -39,7 +39,7 @@ def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None,
 
     # Challengers: necessary in solo and 2-player games, never otherwise.
     if challengers is None:
-        challengers = ["normal", "normal"] if len(players) <= 2 else []
+        challengers = [{}, {}] if len(players) <= 2 else []  # difficulty from their Racer cards
     if challengers and len(players) > 2:
         raise SetupError("Solo Mode, 2-Player Game: Challengers are only used with 1 or 2 players")
     if len(players) <= 2 and len(challengers) != 2:

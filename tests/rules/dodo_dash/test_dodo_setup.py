@@ -51,6 +51,11 @@ def test_temple_places_one_charm_tile_and_shuffles_the_charm_deck():
     assert len(new_game(players=list("AB"), board="temple", track="connected").state["charm_hexes"]) == 2
 
 
+def test_challengers_take_the_difficulty_on_their_racer_card_by_default():
+    g = new_game(players=["Solo"], racers=["racer-1"])
+    assert [(R["racer"], R["difficulty"]) for R in g.state["racers"][1:]] == [("racer-2", "hard"), ("racer-3", "easy")]
+
+
 def test_challengers_get_a_face_down_deck_of_six_and_a_difficulty():
     g = new_game(players=["Solo"], challengers=["easy", {"difficulty": "hard", "id": "Rex"}])
     ch = g.state["racers"][1:]

@@ -150,7 +150,7 @@ def test_challengers_ignore_traps():
     cat = catalogue_with(normal_30={"icon": "wing"})
     hands = {"Me": ["normal-01", "normal-02"], "challenger-1": ["normal-30", "normal-31"],
              "challenger-2": ["normal-20", "normal-21"]}
-    g = new_game(players=["Me"], board="jungle", cards=cat, hands=hands, seed=9,
+    g = new_game(players=["Me"], board="jungle", cards=cat, hands=hands, seed=9, challengers=["normal", "normal"],
                  layout={"loop": True, "hexes": 36, "traps": [5, 20]}, traps={5: "trap-back-2"},
                  positions={"Me": -10, "challenger-1": 0, "challenger-2": -10})
     g.push(Choose("Me", "normal-01"))

@@ -26,6 +26,7 @@ def register(sub) -> None:
     p.add_argument("--size", default="640x480", help="image size WxH (default 640x480; 1280x720 on request)")
     p.add_argument("--clean", action="store_true", help="the neutral style: no noise, blur, shadows or occluders")
     p.add_argument("--board", help="force one board (game/name) instead of the suite's boards")
+    p.add_argument("--sim-config", help="a YAML overriding any keys of sim/config.yaml (physics, ranges, p_broken ...)")
     p.add_argument("--contact-sheet", dest="sheet", help="also draw a grid of the scenes' last frames to this PNG")
     p.add_argument("--images", type=int, help="dataset: number of images")
     p.add_argument("--val", type=float, default=0.2, help="dataset: validation fraction (default 0.2)")
@@ -53,13 +54,18 @@ def _run(args) -> int:
     from sim.export import parse_size
 
     size = parse_size(args.size)
+    cfg = None
+    if args.sim_config:
+        from sim.config import load_sim_config
+
+        cfg = load_sim_config(args.sim_config)
     if args.target == "dataset":
         if args.images is None:
             raise CliError("tableref sim dataset: --images N is required")
         from sim.dataset import export_dataset
 
         summary = export_dataset(args.out, args.images, args.seed, args.val, size=size, min_visible=args.min_visible,
-                                 crops=not args.no_crops, progress=_progress)
+                                 crops=not args.no_crops, progress=_progress, cfg=cfg)
         labels = sum(sum(c.values()) for c in summary["labels"].values())
         print(f"wrote {summary['images']} images ({summary['splits']['train']} train, {summary['splits']['val']} val), "
               f"{labels} boxes, {summary['crops']} crops to {args.out} (data.yaml)")
@@ -72,7 +78,7 @@ def _run(args) -> int:
     get_suite(args.target)
     summary = write_suite(args.target, args.count, args.out, seed=args.seed, start=args.start, fmt=args.format,
                           frames=args.frames, size=size, clean=args.clean, sheet=args.sheet, board=args.board,
-                          progress=_progress)
+                          progress=_progress, cfg=cfg)
     extra = f", contact sheet {args.sheet}" if args.sheet else ""
     print(f"wrote {summary['scenes']} scenes, {summary['frames']} frames to {args.out} (truth.jsonl, frames.jsonl){extra}")
     return 0

@@ -126,6 +126,8 @@ def _merge(base: dict, over: dict) -> dict:
 def _read(path: Path) -> dict:
     import yaml
 
+    if not Path(path).is_file():
+        raise SimConfigError(f"{path}: no such sim config file")
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:

@@ -60,7 +60,7 @@ def crop_label(game: str, piece) -> tuple | None:
 
 
 def export_dataset(out, images: int, seed: int = 0, val_fraction: float = 0.2, suites: tuple = DATASET_SUITES,
-                   size: tuple = (640, 480), min_visible: float = 0.3, crops: bool = True, progress=None) -> dict:
+                   size: tuple = (640, 480), min_visible: float = 0.3, crops: bool = True, progress=None, cfg=None) -> dict:
     """Write ``images`` rendered frames with YOLO labels under ``out``; returns the summary dict."""
     import cv2
     import numpy as np
@@ -87,7 +87,7 @@ def export_dataset(out, images: int, seed: int = 0, val_fraction: float = 0.2, s
         for i in range(images):
             suite = suites[i % len(suites)]
             index = i // len(suites)
-            scn = make_scenario(suite, index, seed)
+            scn = make_scenario(suite, index, seed, cfg=cfg)
             board = _board(scn.board)
             iseed = scene_seed("dataset", i, seed)
             rng = np.random.default_rng(iseed)
@@ -141,7 +141,7 @@ def export_dataset(out, images: int, seed: int = 0, val_fraction: float = 0.2, s
         encoding="utf-8")
     summary = {"images": images, "seed": seed, "val_fraction": val_fraction, "suites": list(suites), "size": list(size),
                "min_visible": min_visible, "splits": n_split, "labels": counts, "crops": n_crops,
-               "classes": list(CLASS_NAMES)}
+               "classes": list(CLASS_NAMES), "sim_config": getattr(cfg, "source", None) or "sim/config.yaml"}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 

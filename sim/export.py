@@ -105,8 +105,9 @@ def _jsonable(obj):
 
 def write_suite(suite: str, count: int, out, seed: int = 0, start: int = 0, fmt: str = "png", frames: str = "all",
                 size: tuple = (640, 480), clean: bool = False, sheet: str | None = None, board: str | None = None,
-                progress=None) -> dict:
-    """Generate ``count`` scenes of ``suite`` into ``out`` (see the module doc); returns a summary."""
+                progress=None, cfg=None) -> dict:
+    """Generate ``count`` scenes of ``suite`` into ``out`` (see the module doc); returns a summary.
+    ``cfg``: a :class:`sim.config.SimConfig` (the shipped one when None)."""
     import cv2
 
     from sim.suites import _board, make_scenario
@@ -120,13 +121,14 @@ def write_suite(suite: str, count: int, out, seed: int = 0, start: int = 0, fmt:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"schema": "tableref-sim-suite/1", "suite": suite, "seed": seed, "start": start, "count": count,
-                "format": fmt, "frames": frames, "size": list(size), "clean": clean, "board": board}
+                "format": fmt, "frames": frames, "size": list(size), "clean": clean, "board": board,
+                "sim_config": getattr(cfg, "source", None) or "sim/config.yaml"}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     thumbs, written = [], 0
     with open(out / "truth.jsonl", "w", encoding="utf-8") as tf, open(out / "frames.jsonl", "w", encoding="utf-8") as ff:
         for k in range(count):
             index = start + k
-            scn = make_scenario(suite, index, seed, board=board)
+            scn = make_scenario(suite, index, seed, cfg=cfg, board=board)
             b = _board(scn.board)
             truth = scenario_truth(scn, b)
             truth.update(suite=suite, index=index, suite_seed=seed)

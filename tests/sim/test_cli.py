@@ -84,3 +84,13 @@ def test_user_errors_are_one_line_exit_2(argv, message, capsys, tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     code, _, err = run(argv, capsys)
     assert code == 2 and message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_sim_config_override_sets_the_egg_probability(tmp_path, capsys):
+    cfg = tmp_path / "eggs.yaml"
+    cfg.write_text("morris: {p_broken: 1.0}\n")
+    code, _, _ = run(["sim", "morris/eggs", "--count", "4", "--out", str(tmp_path / "o"), "--format", "none",
+                      "--sim-config", str(cfg)], capsys)
+    assert code == 0
+    rows = [json.loads(line) for line in (tmp_path / "o" / "truth.jsonl").read_text().splitlines()]
+    assert all(r["answers"]["whole"] == [] and r["answers"]["broken"] for r in rows)

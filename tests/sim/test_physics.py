@@ -200,3 +200,42 @@ def test_errors_say_what_is_wrong(actions, message):
 def test_duplicate_ids_are_refused():
     with pytest.raises(PhysicsError, match="share the id"):
         simulate(scene(disc("A", 100, 100), disc("A", 200, 100)), [], CFG, MAT)
+
+
+# --- the configuration -----------------------------------------------------------------------------
+
+from sim.config import SimConfigError, load_sim_config as _load  # noqa: E402
+
+
+@pytest.mark.parametrize("yaml_text, message", [
+    ("physics: {table_mu: 0.5}\n", None),                              # a partial override is fine
+    ("physics: {tabel_mu: 0.5}\n", "unknown key"),                     # a typo names the key
+    ("physics: {table_mu: -1}\n", "non-negative"),                      # negative friction
+    ("physics: {dt_s: 0.5}\n", "dt_s"),                                 # a step far too long
+    ("morris: {p_broken: 2}\n", "probability"),
+    ("dino-dunk: {flick_speed_mm_s: [900, 100]}\n", "low <= high"),
+    ("schema: other/9\n", "schema"),
+    ("[1, 2]\n", "mapping"),
+])
+def test_sim_config_overrides_and_errors(tmp_path, yaml_text, message):
+    path = tmp_path / "my.yaml"
+    path.write_text(yaml_text)
+    if message is None:
+        cfg = _load(path)
+        assert cfg.physics.table_mu == 0.5 and cfg.physics.dt_s == CFG.dt_s  # only the given key changed
+        return
+    with pytest.raises(SimConfigError, match=message):
+        _load(path)
+
+
+def test_missing_sim_config_file(tmp_path):
+    with pytest.raises(SimConfigError, match="no such"):
+        _load(tmp_path / "nope.yaml")
+
+
+def test_friction_from_the_config_sets_the_slide():
+    import dataclasses
+
+    slippery = dataclasses.replace(CFG, table_mu=0.15)
+    run = simulate(scene(disc("A", 100, 300)), [Flick("A", 800.0, 0.0)], slippery, None)
+    assert run.final.by_id()["A"].x - 100 == pytest.approx(800.0 ** 2 / (2 * 0.15 * CFG.gravity_mm_s2), rel=0.01)

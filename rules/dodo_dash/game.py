@@ -241,6 +241,21 @@ class Game(FlowMixin, EffectsMixin, GameBase):
             scores = {R["id"]: R["pos"] for R in rs}
         return Outcome(tuple(res["winners"]), res["reason"], scores)
 
+    def positions(self) -> dict:
+        """Each racer's position: ``{id: {"progress": p, "hex": printed hex index}}``."""
+        tr = self.track
+        return {R["id"]: {"progress": R["pos"], "hex": tr.hex(R["pos"])} for R in self.state["racers"]}
+
+    def progress_for_hex(self, racer: str, hex_index: int) -> int:
+        """The progress value of printed hex ``hex_index`` nearest to where ``racer`` is now (what a
+        camera reading needs before a :class:`Correct`)."""
+        tr = self.track
+        here = self.racer(racer)["pos"]
+        if not tr.loop:
+            return hex_index
+        d = (hex_index - here) % tr.size
+        return here + (d if d <= tr.size // 2 else d - tr.size)
+
     @property
     def pending(self) -> dict | None:
         return self.state["pending"]

@@ -175,3 +175,12 @@ def test_a_judge_can_correct_a_position_at_any_time_without_triggers():
     assert pos(g, "B") == 12 and g.pending == {"kind": "choose"}
     g.pop()
     assert pos(g, "B") == -1
+
+
+def test_positions_and_camera_hex_to_progress():
+    g = three(positions={"A": -1, "B": 34, "C": 40})
+    assert g.positions() == {"A": {"progress": -1, "hex": 35}, "B": {"progress": 34, "hex": 34},
+                             "C": {"progress": 40, "hex": 4}}
+    assert g.progress_for_hex("A", 1) == 1      # two hexes ahead, across the line
+    assert g.progress_for_hex("B", 33) == 33    # one back
+    assert g.progress_for_hex("C", 2) == 38     # C completed a lap: stays on its lap

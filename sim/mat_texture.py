@@ -11,10 +11,11 @@ level's px/mm; so the continuous texture coordinate of a mat point is ``u = (x -
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
+
+from sim.lru import LruCache
 
 SHIFT = 4  # fixed-point bits for sub-pixel polygon drawing
 ONE = 1 << SHIFT
@@ -333,17 +334,17 @@ def texture_geometry(board, style) -> tuple:
     return s, (float(-margin), float(-margin)), (h + h % 2, w + w % 2)
 
 
-_PRINTS: OrderedDict = OrderedDict()
+_PRINTS = LruCache(4)
 
 
 def print_layer(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
     """The printed mat alone (cached per board and geometry): a premultiplied BGRA image (alpha =
     where the mat is) and the markers' coverage patches. Frame: texture px as in the module doc."""
     key = (board.ref, board.path, board.size_mm, s, origin_mm, shape)
-    hit = _PRINTS.get(key)
-    if hit is not None:
-        _PRINTS.move_to_end(key)
-        return hit
+    return _PRINTS.get_or_make(key, lambda: _draw_print(board, s, origin_mm, shape))
+
+
+def _draw_print(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
     h, w = shape
     img = np.zeros((h, w, 4), np.uint8)
     cv = _Canvas(img, origin_mm, s)
@@ -367,11 +368,7 @@ def print_layer(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
         for c in range(g["cols"] + 1):
             cv.polyline([[ox + c * cw, oy], [ox + c * cw, oy + g["rows"] * ch]], (40, 40, 40), 1.5)
     patches = _marker_patches(board, origin_mm, s, shape) if board.markers is not None else []
-    hit = (img, patches)
-    _PRINTS[key] = hit
-    while len(_PRINTS) > 4:
-        _PRINTS.popitem(last=False)
-    return hit
+    return img, patches
 
 
 def draw_mat(board, style) -> MatTexture:
@@ -401,19 +398,10 @@ def draw_mat(board, style) -> MatTexture:
     return MatTexture(tuple(levels), tuple(scales), (float(x0), float(y0)), border)
 
 
-_TEXTURES: OrderedDict = OrderedDict()
-_MAX_TEXTURES = 6
+_TEXTURES = LruCache(6)
 
 
 def mat_texture(board, style) -> MatTexture:
     """The mat texture of ``board`` in ``style``, cached per (board, style.texture_key())."""
     key = (board.ref, board.path, board.size_mm, style.texture_key())
-    tex = _TEXTURES.get(key)
-    if tex is None:
-        tex = draw_mat(board, style)
-        _TEXTURES[key] = tex
-        while len(_TEXTURES) > _MAX_TEXTURES:
-            _TEXTURES.popitem(last=False)
-    else:
-        _TEXTURES.move_to_end(key)
-    return tex
+    return _TEXTURES.get_or_make(key, lambda: draw_mat(board, style))

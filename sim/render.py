@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +29,7 @@ import numpy as np
 from sim import effects
 from sim.bodies import Body, build_body
 from sim.camera import Camera
+from sim.lru import LruCache
 from sim.mat_texture import mat_texture
 
 SHIFT = 4
@@ -82,8 +82,7 @@ class RenderResult:
 # the mat
 
 
-_MAPS: OrderedDict = OrderedDict()
-_MAX_MAPS = 8
+_MAPS = LruCache(8)  # per (camera, texture level): the output px → texture px map
 
 
 def undistorted_pixel_grid(camera: Camera) -> np.ndarray:
@@ -120,21 +119,17 @@ def _mat_maps(camera: Camera, tex, level: int):
 
     img = tex.levels[level]
     key = (camera.key(), tex.origin_mm, tex.scales[level], img.shape)
-    maps = _MAPS.get(key)
-    if maps is not None:
-        _MAPS.move_to_end(key)
-        return maps
-    pts, valid = mat_points_of_pixels(camera, undistorted_pixel_grid(camera))
-    s = tex.scales[level]
-    u = (pts[..., 0] - tex.origin_mm[0]) * s - 0.5
-    v = (pts[..., 1] - tex.origin_mm[1]) * s - 0.5
-    u = np.where(valid, u, -100.0).astype(np.float32)
-    v = np.where(valid, v, -100.0).astype(np.float32)
-    maps = cv2.convertMaps(u, v, cv2.CV_16SC2)
-    _MAPS[key] = maps
-    while len(_MAPS) > _MAX_MAPS:
-        _MAPS.popitem(last=False)
-    return maps
+
+    def make():
+        pts, valid = mat_points_of_pixels(camera, undistorted_pixel_grid(camera))
+        s = tex.scales[level]
+        u = (pts[..., 0] - tex.origin_mm[0]) * s - 0.5
+        v = (pts[..., 1] - tex.origin_mm[1]) * s - 0.5
+        u = np.where(valid, u, -100.0).astype(np.float32)
+        v = np.where(valid, v, -100.0).astype(np.float32)
+        return cv2.convertMaps(u, v, cv2.CV_16SC2)
+
+    return _MAPS.get_or_make(key, make)
 
 
 def image_scale_px_per_mm(camera: Camera, board) -> float:

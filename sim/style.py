@@ -9,7 +9,7 @@ plain data: every image made with it is reproducible from it and the frame seed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -105,9 +105,24 @@ class Style:
                 self.px_per_mm, self.margin_mm)
 
     def to_dict(self) -> dict:
+        """JSON-able (occluders as dicts); :meth:`from_dict` gives the same style back."""
         from dataclasses import asdict
 
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Style":
+        """The style recorded by :meth:`to_dict` (lists back to tuples, occluders rebuilt)."""
+        def tup(v):
+            return tuple(tup(x) for x in v) if isinstance(v, (list, tuple)) else v
+
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise RenderConfigError(f"not a recorded style: unknown keys {sorted(unknown)}")
+        args = {k: tup(v) for k, v in d.items() if k != "occluders"}
+        occ = tuple(Occluder(**{k: tup(v) for k, v in o.items()}) for o in d.get("occluders", ()))
+        return cls(**args, occluders=occ)
 
 
 def clean_style(config: RenderConfig | None = None, **changes) -> Style:

@@ -127,3 +127,16 @@ def test_render_config_override_replaces_only_given_keys(tmp_path):
     base = load_render_config()
     assert cfg.noise_sigma == (0.0, 0.0) and cfg.camera.height_mm == (500.0, 600.0)
     assert cfg.camera.tilt_deg == base.camera.tilt_deg and math.isclose(cfg.px_per_mm, base.px_per_mm)
+
+
+def test_style_round_trips_through_json():
+    import json
+
+    from sim.style import Style
+
+    for k in range(20):
+        s = random_style(np.random.default_rng(k))
+        back = Style.from_dict(json.loads(json.dumps(s.to_dict())))
+        assert back == s
+    with pytest.raises(RenderConfigError, match="unknown keys"):
+        Style.from_dict({"fog": 1})

@@ -34,6 +34,14 @@ from sim.config import PhysicsConfig
 from sim.scene import PieceState, Scene
 
 
+BOX_KINDS = ("log", "backboard", "card", "character-card", "exhibition-card", "movement-card")
+
+
+def is_box(p: PieceState) -> bool:
+    """Whether a piece's footprint is its rotated ``size`` rectangle (else the disc of ``radius``)."""
+    return bool(p.size) and (p.radius <= 0 or p.kind in BOX_KINDS)
+
+
 class PhysicsError(ValueError):
     """A simulation was asked for something impossible (unknown piece, overlapping start...)."""
 
@@ -214,7 +222,7 @@ class _World:
         kp = self.cfg.kind(p.kind)
         static = kp.static or bool(p.attributes.get("static", False))
         item = _Body(piece=p, static=static, z=p.z, mu=self.cfg.table_mu if kp.table_mu is None else kp.table_mu)
-        if p.size and (p.radius <= 0 or p.kind in ("log", "backboard", "card", "character-card")):
+        if is_box(p):
             length, width = float(p.size[0]), float(p.size[1])
             area = length * width
         else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from sim.physics import causal_tree, chain_to, touched
+from sim.physics import causal_tree, chain_to, is_box, touched
 from sim.scene import PieceState, Scene
 
 CIRCLE_QUAD_SEGS = 64  # a footprint circle as a 256-gon (chord error < 0.002 mm for r = 25 mm)
@@ -28,7 +28,7 @@ def footprint(p: PieceState):
     from shapely import affinity, box
     from shapely.geometry import Point
 
-    if p.size and (p.radius <= 0 or p.kind in ("log", "backboard", "card", "character-card")):
+    if is_box(p):
         length, width = float(p.size[0]), float(p.size[1])
         geom = box(p.x - length / 2, p.y - width / 2, p.x + length / 2, p.y + width / 2)
         return affinity.rotate(geom, p.angle_deg, origin=(p.x, p.y)) if p.angle_deg else geom
@@ -37,14 +37,20 @@ def footprint(p: PieceState):
 
 def region_margin(p: PieceState, region_geom) -> float:
     """Signed mm: > 0 the piece overlaps the region by that depth, < 0 the gap to it. For a disc this
-    is exact: r - distance(centre, region) when the centre is outside, r + distance(centre, boundary)
-    when inside."""
+    is exact (the distance it must move to change the answer): r - distance(centre, region) when the
+    centre is outside, r + distance(centre, boundary) when inside. For a rectangle the overlap depth is
+    the depth of the deepest vertex of either shape inside the other (exact when one edge crosses)."""
     from shapely.geometry import Point
 
-    if p.size and (p.radius <= 0 or p.kind in ("log", "backboard", "card", "character-card")):
+    if is_box(p):  # a rectangle: the deepest vertex of either shape inside the other, or the gap
         fp = footprint(p)
-        if fp.intersects(region_geom) and fp.intersection(region_geom).area > 0:
-            return float(fp.intersection(region_geom).area ** 0.5)  # no closed form: sqrt(area) as a scale
+        if fp.intersection(region_geom).area > 0:
+            inner = [float(region_geom.boundary.distance(Point(x, y))) for x, y in fp.exterior.coords
+                     if region_geom.contains(Point(x, y))]
+            ring = region_geom.exterior if hasattr(region_geom, "exterior") else region_geom.boundary
+            inner += [float(fp.boundary.distance(Point(x, y))) for x, y in getattr(ring, "coords", [])
+                      if fp.contains(Point(x, y))]
+            return max(inner, default=0.0)
         return -float(fp.distance(region_geom))
     c = Point(p.x, p.y)
     if region_geom.contains(c):
@@ -75,9 +81,7 @@ def overlaps(scene: Scene, board, pieces: list | None = None) -> dict:
 
 def edge_distance(a: PieceState, b: PieceState) -> float:
     """Edge-to-edge distance in mm (negative: overlap depth for two discs; 0 for touching boxes)."""
-    round_a = not (a.size and (a.radius <= 0 or a.kind in ("log", "backboard", "card", "character-card")))
-    round_b = not (b.size and (b.radius <= 0 or b.kind in ("log", "backboard", "card", "character-card")))
-    if round_a and round_b:
+    if not is_box(a) and not is_box(b):
         return math.hypot(a.x - b.x, a.y - b.y) - a.radius - b.radius
     return float(footprint(a).distance(footprint(b)))
 

@@ -33,10 +33,15 @@ class RefineConfig:
     rough position may be off; ``band_mm`` the half-width of the edge band used by the fit."""
 
     px_per_mm: float = 4.0
+    image_px_per_patch_px: float = 0.5
+    min_px_per_mm: float = 1.5
     margin_mm: float = 14.0
     search_mm: float = 10.0
     band_mm: float = 1.6
     min_edge_fraction: float = 0.35
+    sigma_floor_px: float = 0.1
+    fg_level: float = 30.0
+    thin_band_px: float = 2.5
 
 
 @dataclass
@@ -56,14 +61,15 @@ def rectify_patch(image: np.ndarray, transform: MatTransform, centre_mm, half_mm
                   px_per_mm: float) -> tuple[np.ndarray, np.ndarray]:
     """A square patch of the plane at ``height_mm`` around ``centre_mm``, at ``px_per_mm``.
 
-    Returns the patch (grey float32) and the 3x3 map from patch px to mat mm on that plane."""
+    Returns the patch (float32, the image's channels kept: colour edges between a red disc and a
+    green mat can vanish in grey) and the 3x3 map from patch px to mat mm on that plane."""
     import cv2
 
     size = int(np.ceil(2 * half_mm * px_per_mm)) + 1
     x0, y0 = centre_mm[0] - half_mm, centre_mm[1] - half_mm
     patch_to_mm = np.array([[1 / px_per_mm, 0, x0], [0, 1 / px_per_mm, y0], [0, 0, 1.0]])
     H = transform.homography(height_mm) @ patch_to_mm  # patch px -> undistorted image px
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grey = image
     if transform.dist is not None and np.any(transform.dist):
         # sample through the lens distortion: map every patch pixel to its distorted image position
         ys, xs = np.mgrid[0:size, 0:size].astype(np.float64)
@@ -79,83 +85,134 @@ def rectify_patch(image: np.ndarray, transform: MatTransform, centre_mm, half_mm
     return patch.astype(np.float32), patch_to_mm
 
 
-def _vote_centre(gx: np.ndarray, gy: np.ndarray, mag: np.ndarray, r_px: float, seed_px: np.ndarray,
-                 search_px: float) -> np.ndarray | None:
-    """Circle Hough with known radius: each strong edge votes at ±r along its gradient."""
-    thresh = np.percentile(mag, 80)
-    ys, xs = np.nonzero(mag > max(thresh, 1e-6))
-    if len(xs) < 8:
-        return None
-    w = mag[ys, xs]
-    ux, uy = gx[ys, xs] / w, gy[ys, xs] / w
-    h, wd = mag.shape
-    acc = np.zeros((h, wd), np.float64)
-    for sign in (1.0, -1.0):
-        cx = xs + sign * r_px * ux
-        cy = ys + sign * r_px * uy
-        ix, iy = np.round(cx).astype(int), np.round(cy).astype(int)
-        ok = (ix >= 0) & (ix < wd) & (iy >= 0) & (iy < h)
-        np.add.at(acc, (iy[ok], ix[ok]), w[ok])
+def _colour_gradient(patch: np.ndarray):
+    """Per pixel, the gradient of the channel where it is strongest (as colour Canny does)."""
     import cv2
 
-    acc = cv2.GaussianBlur(acc, (0, 0), 1.2)
-    yy, xx = np.mgrid[0:h, 0:wd]
-    acc[(xx - seed_px[0]) ** 2 + (yy - seed_px[1]) ** 2 > search_px ** 2] = 0
-    iy, ix = np.unravel_index(int(np.argmax(acc)), acc.shape)
-    if acc[iy, ix] <= 0:
-        return None
-    # parabolic sub-pixel peak
-    def sub(a, b, c):
-        den = a - 2 * b + c
-        return 0.0 if den == 0 else 0.5 * (a - c) / den
-    dx = sub(acc[iy, ix - 1], acc[iy, ix], acc[iy, ix + 1]) if 0 < ix < wd - 1 else 0.0
-    dy = sub(acc[iy - 1, ix], acc[iy, ix], acc[iy + 1, ix]) if 0 < iy < h - 1 else 0.0
-    return np.array([ix + dx, iy + dy])
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
+    if patch.ndim == 2:
+        return gx, gy, np.hypot(gx, gy)
+    mag2 = gx * gx + gy * gy
+    k = np.argmax(mag2, axis=2)[..., None]
+    gx = np.take_along_axis(gx, k, 2)[..., 0]
+    gy = np.take_along_axis(gy, k, 2)[..., 0]
+    return gx, gy, np.hypot(gx, gy)
 
 
-def _radial_edges(patch: np.ndarray, centre: np.ndarray, r_px: float, band_px: float, n_rays: int = 180):
-    """Sub-pixel edge radius along ``n_rays`` rays from ``centre``: the gradient-magnitude peak within
-    ``r ± band``. Returns (angles, radii, strengths) of the rays with an edge."""
+N_RAYS = 120
+
+
+def foreground_distance(image: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """(H, W) float32: how unlike the empty mat each pixel is, shadows discounted.
+
+    The background is scaled per pixel by the brightness ratio that best explains the frame
+    (clipped to 0.35..1.15): a shadow only darkens the mat, so it nearly vanishes, while a piece
+    changes the colour. Both images BGR, same size (image px)."""
+    f = image.astype(np.float32)
+    b = background.astype(np.float32) + 1.0
+    k = np.clip((f * b).sum(axis=2) / (b * b).sum(axis=2), 0.35, 1.15)[..., None]
+    d = f - k * b
+    return np.sqrt((d * d).sum(axis=2))
+
+
+def _crossings(prof: np.ndarray, rr: np.ndarray, level: float) -> np.ndarray:
+    """Per ray, the outermost radius where ``prof`` falls from above ``level`` to below it
+    (linear interpolation); NaN where it never does."""
+    level = np.broadcast_to(np.asarray(level, dtype=np.float64).reshape(-1), (len(prof),))
+    above = prof >= level[:, None]
+    fall = above[:, :-1] & ~above[:, 1:]
+    k = prof.shape[1] - 2 - np.argmax(fall[:, ::-1], axis=1)
+    has = fall.any(axis=1)
+    rows = np.arange(len(prof))
+    p0, p1 = prof[rows, k], prof[rows, k + 1]
+    t = np.clip((p0 - level) / np.maximum(p0 - p1, 1e-6), 0.0, 1.0)
+    r = rr[rows, k] + t * (rr[rows, k + 1] - rr[rows, k])
+    return np.where(has, r, np.nan)
+
+
+def _silhouette(c_mm: np.ndarray, r: float, h: float, transform: MatTransform, mm_to_patch: np.ndarray,
+                n: int = 72) -> np.ndarray:
+    """(m, 2) convex outline, in patch px of the plane at height ``h``, of an upright cylinder of
+    radius ``r`` standing at ``c_mm``: the hull of its top circle and of its base circle seen
+    through the camera and carried onto that plane (the side band shows on the camera's side)."""
     import cv2
 
-    angles = np.linspace(0, 2 * np.pi, n_rays, endpoint=False)
-    steps = np.linspace(r_px - band_px, r_px + band_px, int(max(9, 4 * band_px)))
-    xs = centre[0] + np.cos(angles)[:, None] * steps[None, :]
-    ys = centre[1] + np.sin(angles)[:, None] * steps[None, :]
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    ring = c_mm + r * np.column_stack([np.cos(a), np.sin(a)])
+    base_on_plane = transform.image_to_mat(transform.mat_to_image(ring, 0.0), h) if h else ring
+    pts = np.vstack([ring, base_on_plane])
+    px = pts @ mm_to_patch[:2, :2].T + mm_to_patch[:2, 2]
+    return cv2.convexHull(px.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+
+
+def _ray_hull(origin: np.ndarray, angles: np.ndarray, hull: np.ndarray) -> np.ndarray:
+    """(k,) distance from ``origin`` along each ray to the convex polygon ``hull`` (origin inside)."""
+    a, b = hull, np.roll(hull, -1, axis=0)
+    e = b - a  # (m, 2)
+    u = np.column_stack([np.cos(angles), np.sin(angles)])  # (k, 2)
+    w = a - origin  # (m, 2)
+    # origin + t u = a + s e  ->  t = cross(w, e) / cross(u, e),  s = cross(w, u) / cross(u, e)
+    den = u[:, None, 0] * e[None, :, 1] - u[:, None, 1] * e[None, :, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (w[None, :, 0] * e[None, :, 1] - w[None, :, 1] * e[None, :, 0]) / den
+        sp = (w[None, :, 0] * u[:, None, 1] - w[None, :, 1] * u[:, None, 0]) / den
+    ok = (np.abs(den) > 1e-12) & (sp >= -1e-9) & (sp <= 1 + 1e-9) & (t > 0)
+    t = np.where(ok, t, np.inf)
+    return t.min(axis=1)
+
+
+def _ray_maxima(patch: np.ndarray, origin: np.ndarray, angles: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                step: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+    """Edges along rays: sub-pixel local maxima of the colour derivative between radii ``lo`` and
+    ``hi`` (patch px) of each ray. Returns (k, m) arrays of radii and strengths, NaN / 0 where a
+    sample is not a maximum."""
+    import cv2
+
+    n_steps = int(np.ceil(float(np.max(hi - lo)) / step)) + 3
+    rr = lo[:, None] + step * (np.arange(n_steps)[None, :] - 1)
+    rr = np.maximum(rr, 0.5)
+    xs = origin[0] + np.cos(angles)[:, None] * rr
+    ys = origin[1] + np.sin(angles)[:, None] * rr
     prof = cv2.remap(patch, xs.astype(np.float32), ys.astype(np.float32), cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE)
-    d = np.abs(np.diff(prof, axis=1))  # (rays, steps-1) derivative along the ray
-    k = np.argmax(d, axis=1)
-    strength = d[np.arange(n_rays), k]
-    # parabolic refinement of the derivative peak
-    left = d[np.arange(n_rays), np.clip(k - 1, 0, d.shape[1] - 1)]
-    right = d[np.arange(n_rays), np.clip(k + 1, 0, d.shape[1] - 1)]
-    den = left - 2 * strength + right
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    d = np.diff(prof, axis=1)
+    d = np.sqrt((d * d).sum(axis=2)) if d.ndim == 3 else np.abs(d)
+    left, mid, right = d[:, :-2], d[:, 1:-1], d[:, 2:]
+    is_max = (mid > left) & (mid >= right)
+    den = left - 2 * mid + right
     off = np.where(np.abs(den) > 1e-9, 0.5 * (left - right) / np.where(den == 0, 1, den), 0.0)
-    off = np.clip(off, -0.5, 0.5)
-    step = steps[1] - steps[0]
-    radii = steps[0] + (k + 0.5 + off) * step
-    return angles, radii, strength
+    radius = rr[:, 1:d.shape[1] - 1] + (0.5 + np.clip(off, -0.5, 0.5)) * step
+    within = (radius >= lo[:, None]) & (radius <= hi[:, None])
+    inside = (xs.min(axis=1) >= 0) & (ys.min(axis=1) >= 0) & (xs.max(axis=1) <= patch.shape[1] - 1) & \
+        (ys.max(axis=1) <= patch.shape[0] - 1)
+    keep = is_max & within & inside[:, None]
+    return np.where(keep, radius, np.nan), np.where(keep, mid, 0.0)
 
 
-def _fit_circle(angles, radii, centre, weights):
-    """Least-squares circle (Kåsa) through edge points given in polar form around ``centre``."""
-    x = centre[0] + radii * np.cos(angles)
-    y = centre[1] + radii * np.sin(angles)
-    A = np.column_stack([x, y, np.ones_like(x)])
-    b = x * x + y * y
-    W = np.sqrt(weights)
-    sol, *_ = np.linalg.lstsq(A * W[:, None], b * W, rcond=None)
-    cx, cy = sol[0] / 2, sol[1] / 2
-    r = np.sqrt(max(sol[2] + cx * cx + cy * cy, 0.0))
-    resid = np.hypot(x - cx, y - cy) - r
-    return np.array([cx, cy]), r, resid
+def _nearest_edge(radii: np.ndarray, strength: np.ndarray, expected: np.ndarray, band: float,
+                  floor: float) -> np.ndarray:
+    """(k,) the edge (a local maximum above ``floor``) nearest to ``expected`` on each ray within
+    ``band``; NaN where there is none."""
+    dist = np.abs(radii - expected[:, None])
+    dist = np.where((strength >= floor) & (dist <= band), dist, np.inf)
+    j = np.argmin(dist, axis=1)
+    got = radii[np.arange(len(radii)), j]
+    return np.where(np.isfinite(dist[np.arange(len(radii)), j]), got, np.nan)
 
 
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
-                 config: RefineConfig | None = None) -> Refined:
+                 config: RefineConfig | None = None, background: np.ndarray | None = None) -> Refined:
     """Refine n discs. ``rough_mm`` (n, 2) approximate base centres in mat mm; ``radius_mm`` and
-    ``height_mm`` (n,) or scalars: the top face's radius and height above the mat."""
+    ``height_mm`` (n,) or scalars: the radius and the height of the top face above the mat.
+
+    Gauss-Newton on the base centre: along rays from the current top-face centre, the outermost
+    strong edge is compared with the outline the camera would see of the cylinder standing there
+    (:func:`_silhouette`); outliers (a touching neighbour, a shadow) are dropped robustly.
+
+    With ``background`` (the empty mat, BGR, same size) the silhouette is read from the difference
+    against it (:func:`foreground_distance`), which ignores the art printed on the pieces; without
+    it, from colour edges (the top rim and the silhouette both)."""
     cfg = config or RefineConfig()
     rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
     n = len(rough)
@@ -166,50 +223,150 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
         return out
     import cv2
 
-    s = cfg.px_per_mm
+    angles = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
+    scale = transform.mm_per_px(rough)  # mm per image px at each piece
+    fg = None
+    if background is not None:
+        if background.shape != image.shape:
+            raise ValueError(f"the empty mat is {background.shape[1]}x{background.shape[0]} but the frame is "
+                             f"{image.shape[1]}x{image.shape[0]}: capture the empty mat again")
+        fg = foreground_distance(image, background)
     for i in range(n):
-        half = radius[i] + cfg.margin_mm
-        patch, to_mm = rectify_patch(image, transform, rough[i], half, height[i], s)
-        patch = cv2.GaussianBlur(patch, (0, 0), 0.8)
-        gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
-        mag = np.hypot(gx, gy)
+        s = float(np.clip(1.0 / (scale[i] * cfg.image_px_per_patch_px), cfg.min_px_per_mm, cfg.px_per_mm))
+        half = radius[i] + cfg.margin_mm + cfg.search_mm
+        patch, to_mm = rectify_patch(image if fg is None else fg, transform, rough[i], half, height[i], s)
+        patch = cv2.GaussianBlur(patch, (0, 0), 0.7)
+        mm_to_patch = np.linalg.inv(to_mm)
+        if fg is not None:
+            fit = _fit_silhouette(patch, rough[i], radius[i], height[i], transform, mm_to_patch, s, angles, cfg, scale[i])
+            if fit is not None:
+                c, resid, used, J = fit
+                _finish(out, i, c, resid, used, J, s, scale[i], rough[i], radius[i], transform, cfg)
+            continue
+        c = rough[i].copy()
         r_px = radius[i] * s
-        seed = np.array([half * s, half * s])
-        c = _vote_centre(gx, gy, mag, r_px, seed, cfg.search_mm * s)
-        if c is None:
-            continue
-        band = cfg.band_mm * s
-        for _ in range(3):
-            ang, rad, strength = _radial_edges(patch, c, r_px, band)
-            good = strength > 0.25 * np.median(strength[strength > 0]) if np.any(strength > 0) else strength > 0
-            if good.sum() < 12:
+        band = cfg.search_mm * s
+        used = np.zeros(0, bool)
+        resid = np.zeros(0)
+        J = np.zeros((0, 2))
+        for it in range(8):
+            origin = (mm_to_patch @ np.array([c[0], c[1], 1.0]))[:2]
+            hull = _ray_hull(origin, angles, _silhouette(c, radius[i], height[i], transform, mm_to_patch))
+            top = np.full(N_RAYS, r_px)
+            radii, strength = _ray_maxima(patch, origin, angles, top - band, hull + band)
+            positive = strength[strength > 0]
+            if positive.size < 12:
                 break
-            c_new, r_fit, resid = _fit_circle(ang[good], rad[good], c, strength[good])
-            # robust: drop the worst edge points (side band, shadows) and refit once
-            keep = np.abs(resid) < max(2.5 * np.median(np.abs(resid)) + 0.3, 0.6)
-            if keep.sum() >= 12:
-                sel = np.flatnonzero(good)[keep]
-                c_new, r_fit, resid = _fit_circle(ang[sel], rad[sel], c, strength[sel])
-                good_n = len(sel)
-            else:
-                good_n = int(good.sum())
-            moved = np.linalg.norm(c_new - c)
-            c = c_new
-            if moved < 0.02:
+            floor = 0.15 * float(np.percentile(positive, 90))
+            # two edges on a ray where the side band shows: the top rim (top against side) and the
+            # silhouette (side against mat); one where it does not
+            two = hull - top > 1.0
+            e_top = _nearest_edge(radii, strength, top, band, floor)
+            e_hull = _nearest_edge(radii, strength, hull, band, floor)
+            # where the side band does not show, the rim is the silhouette: count that edge once;
+            # far from the answer (first pass) trust the silhouette alone
+            e_top = np.where(two & (it > 0), e_top, np.nan)
+            px = s * scale[i]
+            thin = (hull - top > 0.15 * px) & (hull - top < cfg.thin_band_px * px)
+            e_hull = np.where(thin, np.nan, e_hull)
+            resid = np.concatenate([e_top - top, e_hull - hull])
+            valid = np.isfinite(resid)
+            if valid.sum() < 12:
                 break
-        else:
-            good_n = int(good.sum()) if "good" in dir() else 0
-        if not np.isfinite(c).all():
+            med = np.median(resid[valid])
+            mad = np.median(np.abs(resid[valid] - med)) + 0.15
+            used = valid & (np.abs(resid - med) < 3.0 * mad + 0.5)
+            if used.sum() < 12:
+                break
+            u = np.column_stack([np.cos(angles), np.sin(angles)]) * s  # d(top rim radius)/d(centre) = u
+            J_hull = np.empty((N_RAYS, 2))
+            step = 0.2
+            for k in range(2):
+                dc = np.zeros(2)
+                dc[k] = step
+                mk = _ray_hull(origin, angles, _silhouette(c + dc, radius[i], height[i], transform, mm_to_patch))
+                J_hull[:, k] = (mk - hull) / step
+            J = np.vstack([u, J_hull])
+            delta, *_ = np.linalg.lstsq(J[used], resid[used], rcond=None)
+            c = c + delta
+            band = max(cfg.band_mm * s, min(band * 0.6, 3.0 * float(np.linalg.norm(delta)) * s + cfg.band_mm * s))
+            if np.linalg.norm(delta) < 0.01 and it >= 2:
+                break
+        if used.sum() < 12 or not np.isfinite(c).all():
             continue
-        xy = (to_mm @ np.array([c[0], c[1], 1.0]))[:2]
-        rms = float(np.sqrt(np.mean(resid ** 2))) if len(resid) else np.inf
-        quality = good_n / 180.0
-        sigma_fit = rms / s / np.sqrt(max(good_n / 2.0, 1.0))
-        reg = float(transform.sigma_mm(xy.reshape(1, 2))[0])
-        out.xy[i] = xy
-        out.radius[i] = r_fit / s
-        out.quality[i] = quality
-        out.sigma[i] = float(np.hypot(sigma_fit, reg))
-        out.ok[i] = quality >= cfg.min_edge_fraction and abs(r_fit / s - radius[i]) < 0.25 * radius[i]
+        _finish(out, i, c, resid, used, J, s, scale[i], rough[i], radius[i], transform, cfg)
     return out
+
+
+def _finish(out: Refined, i: int, c, resid, used, J, s: float, mm_per_px: float, rough, radius: float,
+            transform: MatTransform, cfg: RefineConfig) -> None:
+    """Store a fit. σ comes from the Gauss-Newton covariance rms² (JᵀJ)⁻¹, so a rim seen on one
+    side only (a white disc on a white line, a neighbour against it) is honestly less sure."""
+    rms_px = float(np.sqrt(np.mean(resid[used] ** 2)))
+    rms = rms_px / s  # mm
+    n_used = int(used.sum())
+    Ju = J[used]
+    cov = (max(rms_px, cfg.sigma_floor_px * s * mm_per_px) ** 2) * np.linalg.pinv(Ju.T @ Ju)  # mm²
+    # the statistical error of the fit, floored at a tenth of an image pixel: below that,
+    # aliasing and blur of the real image dominate and the residuals no longer show it
+    sigma_fit = max(float(np.sqrt(max(np.trace(cov), 0.0) / 2.0)), cfg.sigma_floor_px * mm_per_px)
+    reg = float(transform.sigma_mm(np.asarray(c).reshape(1, 2))[0])
+    out.xy[i] = c
+    out.quality[i] = min(1.0, n_used / N_RAYS)
+    out.sigma[i] = float(np.hypot(sigma_fit, reg))
+    out.ok[i] = out.quality[i] >= cfg.min_edge_fraction and rms < 0.25 * radius and \
+        np.linalg.norm(np.asarray(c) - rough) <= cfg.search_mm * 1.5
+
+
+def _fit_silhouette(fg_patch: np.ndarray, rough, r: float, h: float, transform: MatTransform,
+                    mm_to_patch: np.ndarray, s: float, angles: np.ndarray, cfg: RefineConfig, mm_per_px: float):
+    """Gauss-Newton of the cylinder's outline against the outermost fall of the foreground map."""
+    import cv2
+
+    c = np.asarray(rough, dtype=np.float64).copy()
+    band = cfg.search_mm * s
+    used = np.zeros(0, bool)
+    resid = np.zeros(0)
+    u = np.column_stack([np.cos(angles), np.sin(angles)])
+    for it in range(8):
+        origin = (mm_to_patch @ np.array([c[0], c[1], 1.0]))[:2]
+        hull = _ray_hull(origin, angles, _silhouette(c, r, h, transform, mm_to_patch))
+        steps = np.arange(-band, band + 1e-9, 0.25)
+        rr = np.maximum(hull[:, None] + steps[None, :], 0.5)
+        xs = (origin[0] + u[:, :1] * rr).astype(np.float32)
+        ys = (origin[1] + u[:, 1:] * rr).astype(np.float32)
+        prof = cv2.remap(fg_patch, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # the edge is where the map is halfway between the piece inside and the mat outside (a
+        # fixed low level would sit outside the edge by a fraction of the blur)
+        inner = np.where(rr < hull[:, None] - 0.5 * s, prof, np.nan)
+        outer = np.where(rr > hull[:, None] + 0.5 * s, prof, np.nan)
+        with np.errstate(all="ignore"):
+            lo_in = np.nanpercentile(inner, 75, axis=1)
+            lo_out = np.nanpercentile(outer, 25, axis=1)
+        level = np.where(np.isfinite(lo_in) & np.isfinite(lo_out), 0.5 * (lo_in + lo_out), cfg.fg_level)
+        level = np.maximum(level, cfg.fg_level)
+        meas = _crossings(prof, rr, level)
+        resid = meas - hull
+        # where the side band shows but is narrower than a few image px, blur mixes it with the
+        # top and the edge lands between the two: leave those rays out
+        px = s * mm_per_px
+        side = hull - r * s
+        valid = np.isfinite(resid) & ~((side > 0.15 * px) & (side < cfg.thin_band_px * px))
+        if valid.sum() < 12:
+            return None
+        med = np.median(resid[valid])
+        mad = np.median(np.abs(resid[valid] - med)) + 0.15
+        used = valid & (np.abs(resid - med) < 3.0 * mad + 0.5)
+        if used.sum() < 12:
+            return None
+        J = np.empty((len(angles), 2))
+        for k in range(2):
+            dc = np.zeros(2)
+            dc[k] = 0.2
+            J[:, k] = (_ray_hull(origin, angles, _silhouette(c + dc, r, h, transform, mm_to_patch)) - hull) / 0.2
+        delta, *_ = np.linalg.lstsq(J[used], resid[used], rcond=None)
+        c = c + delta
+        band = max(cfg.band_mm * s, min(band * 0.6, 3.0 * float(np.linalg.norm(delta)) * s + cfg.band_mm * s))
+        if np.linalg.norm(delta) < 0.01 and it >= 1:
+            break
+    return c, resid, used, J

@@ -25,6 +25,8 @@ def register(sub) -> None:
     p.add_argument("--demo-auto-confirm", type=float, default=8.0,
                    help="seconds after which the demo's judge confirms a pending call (negative: never)")
     p.add_argument("--resume", action="store_true", help="with --demo: continue the match on the table instead of starting one")
+    p.add_argument("--source", default="", help="video source, e.g. sim://morris?seed=3 (video and pieces only; "
+                   "webcams come with the live-table session)")
     p.add_argument("--verbose", action="store_true", help="log every request")
     p.set_defaults(func=_serve)
 
@@ -51,11 +53,18 @@ def _serve(args) -> int:
                          "(every change then needs it), or use --host 127.0.0.1")
     if not 0 <= args.port <= 65535:
         raise ServeError(f"--port must be 0..65535, got {args.port}")
+    if args.demo and args.source:
+        raise ServeError("--demo brings its own simulated table: give --demo or --source, not both")
     config = {"DATA_DIR": str(args.data or default_data_dir()), "TOKEN": args.token,
-              "SOURCE": "sim (demo)" if args.demo else ""}
+              "SOURCE": "sim (demo)" if args.demo else args.source}
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.INFO if args.verbose else logging.WARNING)
     app = create_app(config)
+    video = None
+    if args.source:
+        from webui.sources import SimVideo
+
+        video = SimVideo(app, args.source)  # a bad URL fails here, before the port is taken
     server = make_server(args.host, args.port, app, threaded=True)
     demo = None
     if args.demo:
@@ -64,6 +73,8 @@ def _serve(args) -> int:
         auto = None if args.demo_auto_confirm < 0 else args.demo_auto_confirm
         demo = DemoTable(app, seed=args.demo_seed, pace_s=args.demo_pace, auto_confirm_s=auto,
                          new_match=not args.resume).start()
+    if video:
+        video.start()
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"tableref: dashboard on http://{host}:{server.port}/  (data in {config['DATA_DIR']}; Ctrl-C stops)",
           flush=True)
@@ -74,6 +85,8 @@ def _serve(args) -> int:
     finally:
         if demo:
             demo.stop()
+        if video:
+            video.stop()
         app.extensions["tableref.frames"].close()
         server.server_close()
     return 0

@@ -72,6 +72,9 @@ def test_event_stream_sends_the_current_state(client, started):
     (["serve", "--host", "0.0.0.0", "--port", "0"], 2),        # another address without a token
     (["serve", "--host", "192.168.1.5", "--port", "0"], 2),
     (["serve", "--port", "70000"], 2),                          # not a port
+    (["serve", "--port", "0", "--source", "http://cam"], 2),    # not a source this build can open
+    (["serve", "--port", "0", "--source", "sim://chess"], 2),   # not a simulated game
+    (["serve", "--port", "0", "--demo", "--source", "sim://morris"], 2),  # both
 ])
 def test_serve_refuses_unsafe_options(argv, code, capsys):
     from cli.main import main
@@ -85,3 +88,19 @@ def test_every_shipped_board_round_trips_through_the_editor_api(client):
         raw = client.get(f"/api/boards/{b['ref']}").get_json()["board"]
         r = client.put(f"/api/boards/{b['ref']}", json={"board": raw})
         assert r.status_code == 200, (b["ref"], r.get_json())
+
+
+def test_a_sim_source_publishes_video_and_pieces(app):
+    import time
+
+    from webui.sources import SimVideo
+
+    video = SimVideo(app, "sim://morris?seed=1&size=160x120&realtime=0&turns=3").start()
+    feed = app.extensions["tableref.frames"]
+    deadline = time.time() + 30
+    while feed.published < 3 and time.time() < deadline:
+        time.sleep(0.05)
+    video.stop()
+    info = feed.info()
+    assert feed.published >= 3 and info["live"] and info["size"] == [160, 120] and info["mat_to_image"]
+    assert video.status in ("playing", "finished")

@@ -1,0 +1,70 @@
+"""Video sources for ``tableref serve --source URL`` (the camera choice), published through
+:class:`webui.link.TableLink`. This is video and piece positions only: turning a camera's frames
+into calls and facts is the live-table session's job (issue 9), which will use the same link.
+
+Supported now: ``sim://<game>?seed=…`` — :class:`sim.live.SimSource`, a whole game played by the
+simulator's bots and rendered (``render=1`` is implied). Webcams and video files come with issue 9.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+log = logging.getLogger("tableref.sources")
+
+
+class SourceError(ValueError):
+    """A source URL this build cannot open; the message says what is supported."""
+
+
+class SimVideo:
+    def __init__(self, app, url: str):
+        if not url.startswith("sim://"):
+            raise SourceError(f"{url!r}: only sim://<game>?seed=N sources are supported until the live-table "
+                              "session (webcams, video files) lands")
+        from sim.live import SimSource, parse_sim_url
+
+        sep = "&" if "?" in url else "?"
+        self.url = url if "render=" in url else f"{url}{sep}render=1"
+        self.spec = parse_sim_url(self.url)
+        self.source = SimSource(self.spec)
+        self.app = app
+        self.status = "starting"
+        self._thread = threading.Thread(target=self._run, name="sim-video", daemon=True)
+
+    def start(self) -> "SimVideo":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.source.close()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        import cv2
+
+        from calibration.board import load_board
+        from sim.export import renderer, view_for
+        from webui.link import TableLink
+
+        link = TableLink(self.app)
+        try:
+            board = load_board(self.spec.board)
+            camera, _ = view_for(renderer(), board, self.spec.seed, self.spec.clean, self.spec.size)
+            H = camera.transform().H.tolist()
+            self.status = "playing"
+            for frame in self.source:
+                if frame.image is None:
+                    continue
+                ok, jpg = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+                pieces = [{"xy": [p.x, p.y], "radius": p.radius or (max(p.size) / 2 if p.size else 10.0), "kind": p.kind,
+                           "attributes": {k: str(v) for k, v in p.attributes.items() if k in ("team", "name", "colour", "face")}}
+                          for p in frame.scene.pieces]
+                link.frame(jpg.tobytes(), pieces=pieces, mat_to_image=H, size=self.spec.size, source=self.url)
+            self.status = "finished"
+        except Exception as exc:  # a source failing must not take the dashboard down
+            self.status = f"stopped: {type(exc).__name__}: {exc}"
+            log.exception("video source stopped")
+        finally:
+            link.close()

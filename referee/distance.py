@@ -133,5 +133,10 @@ def placement_shapes(area, label: str = "may be placed here (centres)") -> list:
     if area.is_empty:
         return []
     parts = area.geoms if hasattr(area, "geoms") else [area]
-    return [Polygon(tuple((float(x), float(y)) for x, y in np.asarray(p.exterior.coords)), label=label, role="area")
-            for p in parts if p.geom_type == "Polygon"]
+    out = []
+    for p in parts:
+        if p.geom_type != "Polygon":
+            continue
+        for ring in [p.exterior, *p.interiors]:  # holes (the token itself, other pieces) drawn too
+            out.append(Polygon(tuple((float(x), float(y)) for x, y in np.asarray(ring.coords)), label=label, role="area"))
+    return out

@@ -118,8 +118,16 @@ def ask(question: str, board, obs, config, *, transform=None, specs=None) -> lis
             lname = f"one {m[2].lower()} card length ({limit:g} mm)"
         else:
             limit, lname = float(m[3]), f"{float(m[3]):g} mm"
-        return distance.within_calls(xa, ra, sa, xb, rb, sb, limit, k=k, names_a=na, names_b=nb, limit_name=lname,
+        (v,) = distance.within_calls(xa, ra, sa, xb, rb, sb, limit, k=k, names_a=na, names_b=nb, limit_name=lname,
                                      frame_ids=p.frame_ids)
+        # where P may be placed within that distance of Q (on the mat, clear of the other pieces)
+        ia, ib = find(obs, m[1]), find(obs, m[4])
+        others = [i for i in range(len(obs)) if i not in (ia, ib)]
+        area = distance.placement_area(xb[0], float(rb[0]), float(ra[0]), limit, mat=shapely.box(0, 0, *board.size_mm),
+                                       others_xy=p.xy[others], others_radius=p.radius[others])
+        shapes = distance.placement_shapes(area, label=f"{na[0]} may be placed here (centres)")
+        return [replace(v, evidence=tuple(shapes) + v.evidence,
+                        detail={**v.detail, "placement_area_mm2": float(area.area)})]
     m = re.fullmatch(rf"{NAME} adjacent to {NAME}", q, re.I)
     if m:
         _, xa, ra, sa, na = one(m[1])

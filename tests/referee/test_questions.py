@@ -70,3 +70,9 @@ def test_classifier_question():
                                     "attributes": {"face": "broken"}}])
     (v,) = ask("egg face", load_board("morris/waterfall"), obs, CFG)
     assert (v.answer, v.finding) == ("yes", "broken")
+
+
+def test_within_card_shows_where_the_piece_may_be_placed():
+    (v,) = ask("home:stego within short card of away:rex", DD, OBS, CFG)
+    areas = [s for s in v.evidence if getattr(s, "role", "") == "area"]
+    assert areas and v.detail["placement_area_mm2"] > 0

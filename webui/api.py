@@ -153,10 +153,13 @@ def current():
 # -- calls ----------------------------------------------------------------------------------------
 @bp.post("/calls")
 def post_call():
+    """Body: a verdict dict, or {"verdict": {...}, "match": id, "actor": name}."""
     data = body()
-    verdict = data["verdict"] if "verdict" in data else data
-    match_id = data.get("match") if "verdict" in data and data.get("match") else current_or_404()
-    return jsonify(record.post_call(get_store(), get_hub(), match_id, verdict, data.get("actor", "referee") if "verdict" in data else "referee")), 201
+    wrapped = "verdict" in data
+    verdict = data["verdict"] if wrapped else data
+    match_id = (data.get("match") if wrapped else None) or current_or_404()
+    actor = data.get("actor", "referee") if wrapped else "referee"
+    return jsonify(record.post_call(get_store(), get_hub(), match_id, verdict, actor)), 201
 
 
 @bp.get("/calls")

@@ -20,7 +20,7 @@ from pathlib import Path
 from flask import Flask, current_app, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from rules.core import IllegalActionError, RulesError
+from rules.core import IllegalActionError  # a RulesError (ValueError) that means "not now": 409
 from webui.frames import FrameFeed
 from webui.hub import Hub
 from webui.record import ConflictError
@@ -127,5 +127,3 @@ def _register_errors(app: Flask) -> None:
     def unexpected(exc):
         log.exception("unexpected error on %s %s", request.method, request.path)
         return _error(500, f"internal error ({type(exc).__name__}); the details are in the server log")
-
-    _ = RulesError  # RulesError is a ValueError: handled by bad_input unless it is an IllegalActionError

@@ -8,6 +8,8 @@ Safety:
   video and the event stream stay open.
 - A state-changing request must send JSON (or an image, for evidence): a plain cross-site HTML form
   cannot, so a web page elsewhere cannot drive the referee through the browser.
+- Served on loopback, only the loopback host names are accepted (``TRUSTED_HOSTS``, set by the CLI):
+  a page whose own domain resolves to 127.0.0.1 (DNS rebinding) gets a 400.
 - Bad input is a 4xx with a message; anything unexpected is a JSON 500 without a traceback.
 """
 

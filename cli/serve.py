@@ -11,7 +11,7 @@ class ServeError(ValueError):
 
 
 LOOPBACK = ("localhost",)
-LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1", "[::1]"]
+LOOPBACK_NAMES = ["localhost", "127.0.0.1"]
 
 
 def register(sub) -> None:
@@ -58,8 +58,10 @@ def _serve(args) -> int:
         raise ServeError("--demo brings its own simulated table: give --demo or --source, not both")
     config = {"DATA_DIR": str(args.data or default_data_dir()), "TOKEN": args.token,
               "SOURCE": "sim (demo)" if args.demo else args.source}
-    if is_loopback(args.host):  # DNS rebinding: a web page's own name resolving to 127.0.0.1 gets a 400
-        config["TRUSTED_HOSTS"] = LOOPBACK_NAMES
+    if is_loopback(args.host) and ":" not in args.host:
+        # DNS rebinding: a web page's own name resolving to 127.0.0.1 gets a 400. (Werkzeug cannot
+        # match IPv6 literals in TRUSTED_HOSTS, so ::1 goes without this check.)
+        config["TRUSTED_HOSTS"] = sorted(set(LOOPBACK_NAMES) | {args.host})
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("werkzeug").setLevel(logging.INFO if args.verbose else logging.WARNING)
     app = create_app(config)

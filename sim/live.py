@@ -7,13 +7,15 @@ in **image px** plus the renderer's per-piece truth when ``render=1``). URL quer
 ``seed`` (int, 0), ``board`` (game/name; the game's first board), ``fps`` (physics frames per second,
 30), ``realtime`` (1: pace frames on the wall clock; 0: as fast as possible), ``render`` (1: render
 frames, needs the renderer), ``size`` (640x480), ``clean`` (1: the neutral style), ``hold`` (s the
-table stays still between flicks, 0.6), ``turns`` (the most bot turns, 200), ``target`` (Dino Dunk
-points to win, 4).
+table stays still between flicks, 0.6), ``turns`` (the most flicks, 200), ``target`` (Dino Dunk
+points to win, 4), ``rules`` (Dino Dunk: 1 the rules engine runs the game, 0 the simple bot).
 
-The bots: Dino Dunk is a simple alternating-turn bot (:class:`sim.scenarios.dino_dunk_game.DinoDunkBot`: two activations per
-turn, shoot / dunk / pass / move by distance to the target zone, defenders moving into the lane, the
-shot clock, fouls, out of bounds and resets, answers from :mod:`sim.truth`); Morris the Dodo and Dogo
-Dash drive their rules engines (``rules.morris``, ``rules.dogo_dash``) with random legal choices and
+The bots: Dino Dunk is played by :class:`sim.scenarios.dino_dunk_game.DinoDunkRulesBot` (the rules
+engine ``rules.dino_dunk`` decides turns, legality, possession, score, fouls and resets; the bot picks
+among its legal actions, skips optional abilities, and hands it the facts measured on the table) or,
+with ``rules=0``, the simple alternating-turn :class:`~sim.scenarios.dino_dunk_game.DinoDunkBot`
+(shoot / dunk / pass / move by distance to the target zone, defenders moving into the lane); Morris
+the Dodo and Dogo Dash drive their rules engines (``rules.morris``, ``rules.dogo_dash``) with random legal choices and
 the physics' facts; Dodo Dash races racers round the track and throws the six projectiles.
 Events are dicts with ``kind`` (activate, contact, out-of-bounds, ball-fell, landed, settled, call,
 score, turnover, foul, throw, hit, slide, reveal, state, game-over ...) and ``t`` (s since the start);
@@ -52,6 +54,7 @@ class LiveSpec:
     hold_s: float = 0.6
     turns: int = 200
     target: int = 4
+    rules: bool = True
 
 
 @dataclass
@@ -86,7 +89,7 @@ def parse_sim_url(url: str) -> LiveSpec:
     if game not in GAMES:
         raise LiveError(f"{url!r}: unknown game {game!r}; use one of {', '.join(GAMES)}")
     q = {k: v[-1] for k, v in parse_qs(u.query, keep_blank_values=True).items()}
-    known = {"seed", "board", "fps", "realtime", "render", "size", "clean", "hold", "turns", "target"}
+    known = {"seed", "board", "fps", "realtime", "render", "size", "clean", "hold", "turns", "target", "rules"}
     bad = sorted(set(q) - known)
     if bad:
         raise LiveError(f"{url!r}: unknown key(s) {', '.join(bad)}; known: {', '.join(sorted(known))}")
@@ -121,7 +124,8 @@ def parse_sim_url(url: str) -> LiveSpec:
         raise LiveError(f"{url!r}: board {board!r} is not a {game} board")
     return LiveSpec(game, num("seed", int, 0, 0, 2 ** 32 - 1), board, num("fps", float, 30.0, 1.0, 240.0),
                     flag("realtime", True), flag("render", False), size, flag("clean", False),
-                    num("hold", float, 0.6, 0.0, 10.0), num("turns", int, 200, 1, 100000), num("target", int, 4, 1, 99))
+                    num("hold", float, 0.6, 0.0, 10.0), num("turns", int, 200, 1, 100000), num("target", int, 4, 1, 99),
+                    flag("rules", True))
 
 
 class SimSource:
@@ -210,9 +214,9 @@ def _episode_from_run(run, calls: list, extra_events: list = ()) -> Episode:
 
 
 def _dino_dunk(rng, board, specs, cfg, spec) -> Iterator[Episode]:
-    from sim.scenarios.dino_dunk_game import DinoDunkBot
+    from sim.scenarios.dino_dunk_game import DinoDunkBot, DinoDunkRulesBot
 
-    bot = DinoDunkBot(rng, board, specs, cfg, target=spec.target)
+    bot = (DinoDunkRulesBot if spec.rules else DinoDunkBot)(rng, board, specs, cfg, target=spec.target)
     for _ in range(spec.turns):
         ep = bot.activate()
         yield ep

@@ -57,7 +57,23 @@ def test_dino_dunk_frames_and_events():
     first_call = kinds.index("call")
     assert kinds.index("activate") < kinds.index("settled") < first_call
     ids = {p.id for f in frames for p in f.scene.pieces}  # the ball is in hand while its carrier moves
-    assert {f"{s}:{i}" for s in ("home", "away") for i in range(1, 6)} | {"ball"} <= ids
+    discs = [p for p in frames[0].scene.pieces if p.kind.startswith("disc-")]
+    assert "ball" in ids and len(discs) >= 9  # five a side (one may be out after a foul)
+    for side in ("home", "away"):  # the roster rule: one small, three medium, one large
+        kinds = sorted(p.kind for p in discs if p.attributes["team"] == side)
+        assert kinds in (["disc-large", "disc-medium", "disc-medium", "disc-medium", "disc-small"],)
+
+
+@pytest.mark.parametrize("rules", [1, 0])
+def test_dino_dunk_plays_a_whole_game_to_its_end(rules):
+    events = [e for f in SimSource(f"sim://dino-dunk?seed=2&realtime=0&hold=0&rules={rules}&target=2") for e in f.events]
+    over = [e for e in events if e["kind"] == "game-over"]
+    assert len(over) == 1 and events[-1] is over[0]
+    scores = [e for e in events if e["kind"] == "state"]
+    final = scores[-1]["score"]
+    assert max(final.values()) >= 2  # the winner reached the target
+    if rules:  # the engine ran it: its own events are in the stream
+        assert any(e.get("source") == "rules" for e in events)
 
 
 def test_morris_plays_a_whole_game_to_its_end():

@@ -1,6 +1,6 @@
 """Camera and room effects on a rendered frame: lighting (direction, colour, falloff), soft shadows
-of pieces on the mat, vignetting, sensor noise, motion blur of moving pieces, JPEG artefacts and
-occluders (a hand and arm entering the frame, a cup on the table).
+of pieces on the mat, a lamp's glare, vignetting, lens softness, sensor noise, motion blur of moving
+pieces, JPEG artefacts and occluders (a hand and arm entering the frame, a cup on the table).
 
 Frames: shadows are cast in **mat mm** (a point at height h lands ``h / tan(elevation)`` mm away
 from the light) and drawn in **image px**; everything else works in image px. All values come from
@@ -156,6 +156,39 @@ def apply_noise(img: np.ndarray, sigma: float, rng: np.random.Generator) -> np.n
         pos, neg = neg, pos
     out = cv2.add(img, pos[oy:oy + h, ox:ox + w])
     return cv2.subtract(out, neg[oy:oy + h, ox:ox + w], dst=out)
+
+
+def apply_defocus(img: np.ndarray, sigma_px: float) -> np.ndarray:
+    """Lens softness: a Gaussian blur of ``sigma_px`` over the frame (symmetric: moves no edge)."""
+    import cv2
+
+    if sigma_px < 0.2:
+        return img
+    return cv2.GaussianBlur(img, (0, 0), sigma_px)
+
+
+@lru_cache(maxsize=8)
+def _glare_u8(size: tuple, x: float, y: float, radius: float, strength: float) -> np.ndarray:
+    w, h = size
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    r = radius * math.hypot(w, h)
+    g = strength * np.exp(-((xs - x * w) ** 2 + (ys - y * h) ** 2) / (2 * r * r))
+    return np.clip(g * 255.0 + 0.5, 0, 255).astype(np.uint8)
+
+
+def apply_glare(img: np.ndarray, style) -> np.ndarray:
+    """A lamp's soft reflection: pull the image towards white by ``glare_strength`` at
+    (``glare_x``, ``glare_y``) (fractions of the frame), falling off as a Gaussian."""
+    import cv2
+
+    if style.glare_strength <= 0:
+        return img
+    h, w = img.shape[:2]
+    g = _glare_u8((w, h), round(style.glare_x, 4), round(style.glare_y, 4), round(style.glare_radius, 4),
+                  round(style.glare_strength, 4))
+    g3 = cv2.merge([g, g, g])
+    lift = cv2.multiply(cv2.bitwise_not(img), g3, scale=1 / 255.0)
+    return cv2.add(img, lift)
 
 
 def apply_jpeg(img: np.ndarray, quality: int) -> np.ndarray:

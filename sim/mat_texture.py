@@ -367,8 +367,30 @@ def _draw_print(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
             cv.polyline([[ox, oy + r * ch], [ox + g["cols"] * cw, oy + r * ch]], (40, 40, 40), 1.5)
         for c in range(g["cols"] + 1):
             cv.polyline([[ox + c * cw, oy], [ox + c * cw, oy + g["rows"] * ch]], (40, 40, 40), 1.5)
+    _print_grain(img, board)
     patches = _marker_patches(board, origin_mm, s, shape) if board.markers is not None else []
     return img, patches
+
+
+def _print_grain(img: np.ndarray, board, fine: float = 1.5, mottle: float = 0.01) -> None:
+    """The neoprene's texture, in place on the premultiplied print: a fine grain of ``fine`` grey
+    levels and a slow mottling of ``mottle`` (relative), from a seed fixed by the board."""
+    import zlib
+
+    import cv2
+
+    h, w = img.shape[:2]
+    rng = np.random.default_rng(zlib.crc32(board.ref.encode()))
+    grain = cv2.resize(rng.standard_normal((max(2, h // 2), max(2, w // 2))).astype(np.float32), (w, h),
+                       interpolation=cv2.INTER_LINEAR) * fine
+    slow = cv2.resize(rng.standard_normal((max(2, h // 80), max(2, w // 80))).astype(np.float32), (w, h),
+                      interpolation=cv2.INTER_CUBIC) * mottle
+    a = img[:, :, 3].astype(np.float32) * (1 / 255.0)
+    for c in range(3):
+        ch = img[:, :, c].astype(np.float32)
+        ch *= 1.0 + slow
+        ch += grain * a
+        img[:, :, c] = np.clip(ch + 0.5, 0, 255).astype(np.uint8)
 
 
 def draw_mat(board, style) -> MatTexture:

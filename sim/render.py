@@ -14,8 +14,8 @@ How (one frame, one core, well under 16 ms at 640x480):
    are cast onto the mat, and bodies are painted far to near (by the distance from the camera to
    their top), with their face art warped onto the top plane; a label image records which body
    owns each pixel, for visible fractions;
-3. effects (:mod:`sim.effects`): motion blur of moving pieces, occluders, lighting, vignetting,
-   noise and JPEG, drawn from the style and the seed.
+3. effects (:mod:`sim.effects`): motion blur of moving pieces, occluders, lighting, glare,
+   vignetting, lens softness, noise and JPEG, drawn from the style and the seed.
 """
 
 from __future__ import annotations
@@ -351,6 +351,8 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
     # camera effects
     gdir = _unit(light_px[1] - light_px[0])
     img = effects.apply_lighting(img, style, gdir)
+    img = effects.apply_glare(img, style)
+    img = effects.apply_defocus(img, style.defocus_px)
     img = effects.apply_noise(img, style.noise_sigma, rng)
     img = effects.apply_jpeg(img, style.jpeg_quality)
     t3, c3 = time.perf_counter(), time.process_time()

@@ -45,6 +45,10 @@ class RenderConfig:
     shadow_blur_px: tuple = (1.5, 6.0)
     vignette: tuple = (0.0, 0.35)
     noise_sigma: tuple = (0.5, 3.5)
+    defocus_px: tuple = (0.0, 0.9)
+    glare_probability: float = 0.25
+    glare_strength: tuple = (0.08, 0.3)
+    glare_radius: tuple = (0.1, 0.3)
     exposure_ms: tuple = (4.0, 33.0)
     jpeg_probability: float = 0.6
     jpeg_quality: tuple = (55, 95)
@@ -94,6 +98,11 @@ class Style:
     shadow_blur_px: float = 3.0
     vignette: float = 0.0
     noise_sigma: float = 0.0
+    defocus_px: float = 0.0
+    glare_strength: float = 0.0  # 0 = no glare; else at image fractions (glare_x, glare_y)
+    glare_x: float = 0.5
+    glare_y: float = 0.5
+    glare_radius: float = 0.2
     exposure_ms: float = 0.0
     jpeg_quality: int = 0  # 0 = no JPEG round trip
     occluders: tuple = ()
@@ -126,7 +135,8 @@ class Style:
 
 
 def clean_style(config: RenderConfig | None = None, **changes) -> Style:
-    """The neutral style: white light, no shadows, noise, blur, vignette, JPEG or occluders."""
+    """The neutral style: white light, no shadows, noise, blur, defocus, glare, vignette, JPEG or
+    occluders."""
     cfg = config or load_render_config()
     base = Style(px_per_mm=cfg.px_per_mm, margin_mm=cfg.margin_mm, teams=tuple(cfg.teams[0]))
     from dataclasses import replace
@@ -158,6 +168,9 @@ def random_style(rng: np.random.Generator, config: RenderConfig | None = None, o
     if rng.random() < 0.5:
         teams = (teams[1], teams[0])
     jpeg = int(round(u(cfg.jpeg_quality))) if rng.random() < cfg.jpeg_probability else 0
+    glare = rng.random() < cfg.glare_probability
+    glare_args = dict(glare_strength=u(cfg.glare_strength), glare_x=u((0.1, 0.9)), glare_y=u((0.1, 0.9)),
+                      glare_radius=u(cfg.glare_radius)) if glare else {}
     return Style(
         table_colour=pick(cfg.table_colours), table_grain=u(cfg.table_grain), table_seed=int(rng.integers(1 << 30)),
         mat_tint=tuple(u(cfg.mat_tint) for _ in range(3)), teams=tuple(tuple(t) for t in teams),
@@ -165,7 +178,7 @@ def random_style(rng: np.random.Generator, config: RenderConfig | None = None, o
         brightness=u(cfg.brightness), colour_gain=tuple(u(r) for r in cfg.colour_gain), gradient=u(cfg.gradient),
         shadow_strength=u(cfg.shadow_strength), shadow_blur_px=u(cfg.shadow_blur_px), vignette=u(cfg.vignette),
         noise_sigma=u(cfg.noise_sigma), exposure_ms=u(cfg.exposure_ms), jpeg_quality=jpeg, occluders=tuple(occ),
-        px_per_mm=cfg.px_per_mm, margin_mm=cfg.margin_mm)
+        px_per_mm=cfg.px_per_mm, margin_mm=cfg.margin_mm, defocus_px=u(cfg.defocus_px), **glare_args)
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,6 +278,8 @@ def parse_render_config(data: dict, source: str = "<render>") -> RenderConfig:
         gradient=rng_("lighting.gradient", 0, 1), shadow_strength=rng_("shadows.strength", 0, 1),
         shadow_blur_px=rng_("shadows.blur_px", 0, 50), vignette=rng_("vignette", 0, 1), noise_sigma=rng_("noise_sigma", 0, 50),
         exposure_ms=rng_("exposure_ms", 0, 500), jpeg_probability=num("jpeg.probability", 0, 1),
+        defocus_px=rng_("defocus_px", 0, 10), glare_probability=num("glare.probability", 0, 1),
+        glare_strength=rng_("glare.strength", 0, 1), glare_radius=rng_("glare.radius", 0.01, 2),
         jpeg_quality=rng_("jpeg.quality", 1, 100), hand_probability=num("occluders.hand_probability", 0, 1),
         cup_probability=num("occluders.cup_probability", 0, 1), skin=colours("occluders.skin"),
         cup_colours=colours("occluders.cup_colours"))

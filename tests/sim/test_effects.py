@@ -140,3 +140,21 @@ def test_style_round_trips_through_json():
         assert back == s
     with pytest.raises(RenderConfigError, match="unknown keys"):
         Style.from_dict({"fog": 1})
+
+
+def test_glare_lifts_towards_white_at_its_centre_only():
+    img = np.full((100, 200, 3), 100, np.uint8)
+    out = effects.apply_glare(img, clean_style(glare_strength=0.5, glare_x=0.25, glare_y=0.5, glare_radius=0.05))
+    assert abs(int(out[50, 50, 0]) - 178) <= 2  # 100 + 0.5 * (255 - 100)
+    assert out[50, 190, 0] == 100 and out[2, 150, 0] == 100
+    assert effects.apply_glare(img, clean_style()) is img
+
+
+def test_defocus_keeps_an_edge_where_it_is():
+    img = np.zeros((40, 40, 3), np.uint8)
+    img[:, 20:] = 200
+    out = effects.apply_defocus(img, 1.0)
+    row = out[20, :, 0].astype(float)
+    assert 0 < row[19] < 100 < row[20] < 200  # softened, and the 50 % level stays between 19 and 20
+    assert abs((row[19] + row[20]) / 2 - 100) < 1
+    assert effects.apply_defocus(img, 0.0) is img

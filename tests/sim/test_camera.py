@@ -101,3 +101,23 @@ def test_top_down_frames_the_board():
     cam = top_down(board)
     px = cam.transform().mat_to_image(view_points_mm(board))
     assert np.all((px > 0) & (px < np.array(cam.size) - 1))
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(tilt=st.floats(0, 60), yaw=st.floats(0, 360), roll=st.floats(-5, 5), height=st.floats(400, 1200),
+       k1=st.floats(-0.3, 0.1), k2=st.floats(-0.05, 0.1), p1=st.floats(-0.003, 0.003), p2=st.floats(-0.003, 0.003),
+       k3=st.floats(-0.02, 0.02))
+def test_projection_equals_opencv_for_any_pose_and_lens(tilt, yaw, roll, height, k1, k2, p1, p2, k3):
+    """The renderer's written-out distortion against cv2.projectPoints, the reference MatTransform uses."""
+    import cv2
+
+    cam = look_at((457, 305), height, tilt, yaw, roll, 75, dist=(k1, k2, p1, p2, k3))
+    rng = np.random.default_rng(0)
+    pts = np.column_stack([rng.uniform(0, 914, 50), rng.uniform(0, 610, 50), -rng.uniform(0, 80, 50)])
+    cam_pts = pts @ cam.R.T + cam.t
+    pts = pts[cam_pts[:, 2] > 1]
+    ref, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), cv2.Rodrigues(cam.R)[0], cam.t, cam.K, cam.dist)
+    assert np.allclose(cam.project(pts), ref.reshape(-1, 2), atol=1e-6)

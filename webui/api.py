@@ -206,6 +206,19 @@ def measure():
     return jsonify(run_measure(board, args.get("a", ""), args.get("b"), args.get("region"), sigma, names))
 
 
+@bp.post("/registration")
+def registration():
+    """Register the board's markers on the latest frame: {board, reset?}. ``reset`` forgets the
+    previous registration (after the mat was moved on purpose)."""
+    from webui import registration as reg
+
+    data = body()
+    board = boards.load(current_app.config["DATA_DIR"], data.get("board") or "")
+    if data.get("reset"):
+        reg.forget(current_app._get_current_object(), board.ref)
+    return jsonify(reg.register_latest(current_app._get_current_object(), board))
+
+
 # -- evidence and frames --------------------------------------------------------------------------
 @bp.post("/evidence")
 def post_evidence():

@@ -49,6 +49,8 @@ PATHS = {
     "/api/measure": {"get": _op("Measure tool: edge-to-edge gap of two pieces (mm, card lengths) or a piece's overlap "
                                 "of a region, by the referee", params=(("board", "query"), ("a", "query"), ("b", "query"),
                                                                        ("region", "query"), ("sigma", "query")))},
+    "/api/registration": {"post": _op("Register the board's markers on the latest frame: markers found, residual px, "
+                                      "σ mm, and 'mat moved' against the previous registration", "Registration")},
     "/api/frame": {"get": _op("The latest frame's pieces (mat mm) and mat→image homography")},
     "/api/events": {"get": _op("Server-Sent Events: state, frame, deleted", produces="text/event-stream")},
 }
@@ -84,6 +86,8 @@ SCHEMAS = {
         "decision": {"type": "string", "enum": ["confirm", "override", "dismiss"]}, "who": {"type": "string"},
         "reason": {"type": "string", "description": "required for a too_close call"},
         "action": {"$ref": "#/components/schemas/Action"}}},
+    "Registration": {"type": "object", "required": ["board"], "properties": {
+        "board": {"type": "string"}, "reset": {"type": "boolean"}}},
     "BoardSave": {"type": "object", "required": ["board"], "properties": {
         "board": {"type": "object", "description": "a tableref-board/1 definition (see calibration/board.py)"}}},
 }

@@ -213,3 +213,19 @@ def test_each_game_panel_renders_and_key_1_plays_the_first_legal_action(server, 
     rows = server.client.get(f"/api/matches/{mid}/log").get_json()["rows"]
     assert [r["data"]["action"] for r in rows] == [first]
     assert errors == []
+
+
+def test_setup_page_registers_the_mat_from_the_latest_frame(server, page):
+    from tests.webui.test_webui_pages import _publish_render
+
+    _publish_render(server)
+    page.goto(server.base + "/setup", wait_until="domcontentloaded")
+    page.wait_for_selector("#regboard option")
+    page.select_option("#regboard", "dino-dunk/tropic-turf")
+    page.click("#regnow")
+    page.wait_for_selector("#regout .found", timeout=10000)
+    assert page.locator("#regout .found").text_content().startswith("4 of 4 markers")
+    _publish_render(server, target=(490.0, 305.0))
+    page.click("#regnow")
+    page.wait_for_selector("#regout .alarm", timeout=10000)
+    assert "mat moved" in page.locator("#regout .alarm").text_content()

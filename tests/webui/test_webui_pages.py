@@ -104,3 +104,33 @@ def test_a_sim_source_publishes_video_and_pieces(app):
     info = feed.info()
     assert feed.published >= 3 and info["live"] and info["size"] == [160, 120] and info["mat_to_image"]
     assert video.status in ("playing", "finished")
+
+
+def _publish_render(app, target=(457.0, 305.0)):
+    import cv2
+
+    from calibration.board import load_board
+    from sim.camera import look_at, top_down
+    from sim.render import render_scene
+    from sim.scene import Scene
+
+    b = load_board("dino-dunk/tropic-turf")
+    cam0 = top_down(b, size=(960, 640))
+    cam = look_at(target, 900.0, 0.0, 0.0, 0.0, cam0.params["hfov_deg"], (960, 640))
+    r = render_scene(b, Scene("dino-dunk", b.ref, []), cam, seed=1)
+    app.extensions["tableref.frames"].publish(cv2.imencode(".jpg", r.image)[1].tobytes())
+
+
+def test_mat_registration_feedback_and_mat_moved(app, client):
+    body = {"board": "dino-dunk/tropic-turf"}
+    assert client.post("/api/registration", json=body).status_code == 409  # no frame yet
+    _publish_render(app)
+    r = client.post("/api/registration", json=body).get_json()
+    assert r["ok"] and r["markers_found"] == r["markers_expected"] and r["residual_px"] < 0.5 and r["sigma_mm_max"] < 1
+    assert "drift" not in r  # the first one is the reference
+    assert client.post("/api/registration", json=body).get_json()["drift"]["moved"] is False
+    _publish_render(app, target=(480.0, 305.0))  # the camera (or the mat) shifted by 23 mm
+    moved = client.post("/api/registration", json=body).get_json()["drift"]
+    assert moved["moved"] is True and moved["max_mm"] > 10
+    assert client.post("/api/registration", json={**body, "reset": True}).get_json().get("drift") is None
+    assert client.post("/api/registration", json={"board": "../x"}).status_code == 400

@@ -7,6 +7,8 @@ async function load() {
   $("game").innerHTML = GAMES.map((g) => `<option>${TR.esc(g.game)}</option>`).join("");
   fillBoards();
   const boards = (await TR.api("GET", "/api/boards")).boards;
+  const cur = await TR.api("GET", "/api/current").catch(() => ({ match: null }));
+  $("regboard").innerHTML = boards.map((b) => `<option ${cur.match && cur.match.board === b.ref ? "selected" : ""}>${TR.esc(b.ref)}</option>`).join("");
   $("boards").innerHTML = boards.map((b) => `<tr><td>${TR.esc(b.ref)}</td><td>${TR.esc(b.origin)}</td>
     <td><a href="/setup/board/${TR.esc(b.ref)}">edit</a></td></tr>`).join("");
 }
@@ -28,3 +30,25 @@ $("newmatch").addEventListener("submit", async (ev) => {
   } catch (e) { /* the toast shows the server's message */ }
 });
 load();
+
+// mat registration with live feedback
+async function register(reset) {
+  const out = $("regout");
+  let r;
+  try { r = await TR.api("POST", "/api/registration", { board: $("regboard").value, reset: !!reset }); }
+  catch (e) { out.textContent = e.message; out.className = "bad"; return; }
+  const found = `${r.markers_found.length} of ${r.markers_expected.length} markers (${r.markers_found.join(", ") || "none"})`;
+  if (!r.ok) { out.innerHTML = `<b class="bad">not registered</b>: ${TR.esc(found)}. ${TR.esc(r.error)}`; out.className = ""; return; }
+  const drift = r.drift ? `<div class="${r.drift.moved ? "alarm" : ""}">${TR.esc(r.drift.message)}</div>` : "<div>reference set</div>";
+  out.className = "";
+  out.innerHTML = `<table class="kv"><tr><th>markers</th><td class="found">${TR.esc(found)}</td></tr>
+    <tr><th>residual</th><td>${r.residual_px.toFixed(3)} px over ${r.n_points} corners</td></tr>
+    <tr><th>σ on the mat</th><td>${r.sigma_mm_median.toFixed(2)} mm median, ${r.sigma_mm_max.toFixed(2)} mm worst</td></tr></table>${drift}`;
+}
+let REGTIMER = null;
+$("regnow").addEventListener("click", () => register(false));
+$("regreset").addEventListener("click", () => register(true));
+$("reglive").addEventListener("change", (ev) => {
+  clearInterval(REGTIMER);
+  if (ev.target.checked) { register(false); REGTIMER = setInterval(() => register(false), 2000); }
+});

@@ -10,7 +10,7 @@ frames, needs the renderer), ``size`` (640x480), ``clean`` (1: the neutral style
 table stays still between flicks, 0.6), ``turns`` (the most flicks, 200), ``target`` (Dino Dunk
 points to win, 4), ``rules`` (Dino Dunk: 1 the rules engine runs the game, 0 the simple bot).
 
-The bots: Dino Dunk is played by :class:`sim.scenarios.dino_dunk_game.DinoDunkRulesBot` (the rules
+The bots: Dino Dunk is played by :class:`sim.scenarios.dino_dunk_rules_bot.DinoDunkRulesBot` (the rules
 engine ``rules.dino_dunk`` decides turns, legality, possession, score, fouls and resets; the bot picks
 among its legal actions, skips optional abilities, and hands it the facts measured on the table) or,
 with ``rules=0``, the simple alternating-turn :class:`~sim.scenarios.dino_dunk_game.DinoDunkBot`
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterator
 from urllib.parse import parse_qs, urlparse
 
-from sim.scene import PieceState, Scene
+from sim.scene import Scene
 
 GAMES = ("dino-dunk", "dodo-dash", "morris", "dogo-dash")
 DEFAULT_BOARDS = {"dino-dunk": "dino-dunk/crater-court", "dodo-dash": "dodo-dash/dodorado-jungle",
@@ -214,7 +214,8 @@ def _episode_from_run(run, calls: list, extra_events: list = ()) -> Episode:
 
 
 def _dino_dunk(rng, board, specs, cfg, spec) -> Iterator[Episode]:
-    from sim.scenarios.dino_dunk_game import DinoDunkBot, DinoDunkRulesBot
+    from sim.scenarios.dino_dunk_game import DinoDunkBot
+    from sim.scenarios.dino_dunk_rules_bot import DinoDunkRulesBot
 
     bot = (DinoDunkRulesBot if spec.rules else DinoDunkBot)(rng, board, specs, cfg, target=spec.target)
     for _ in range(spec.turns):

@@ -24,7 +24,7 @@ import math
 
 from sim.physics import Carry, Flick, simulate
 from sim.scenarios.common import (Scenario, ScenarioError, clear_of, corridor, free_spot, piece, play_area, scene_of,
-                                  stop_speed, unit)
+                                  stop_speed)
 
 GAME = "dino-dunk"
 SIDES = ("home", "away")

@@ -270,3 +270,24 @@ def test_a_recorded_frame_re_renders_to_the_same_bytes():
     again = render_scene(board, Scene.from_dict(record["scene"]), Camera.from_dict(record["camera"]),
                          Style.from_dict(record["style"]), seed=7)
     assert first.image.tobytes() == again.image.tobytes()
+
+
+def test_bench_reports_every_stage():
+    from sim.bench import bench_render, format_report
+
+    r = bench_render(frames=2, boards=("grid/plain-grid",))
+    assert r["frames"] == 2 and set(r["median_ms"]) == {"mat", "pieces", "effects"}
+    assert r["frames_per_s"] > 0 and "frames/s" in format_report(r)
+
+
+@pytest.mark.parametrize("ref", ["dino-dunk/crater-court", "dodo-dash/dodorado-jungle", "morris/waterfall", "dogo-dash/table"])
+def test_typical_scenes_of_every_game_render_with_every_piece_visible_somewhere(ref):
+    from sim.bench import typical_scene
+    from sim.camera import top_down
+
+    board = load_board(ref)
+    scene = typical_scene(board, np.random.default_rng(0))
+    res = render_scene(board, scene, top_down(board), clean_style(), seed=0)
+    assert set(res.truth) == {p.id for p in scene.pieces}
+    for t in res.truth.values():
+        assert t.visible > 0 and t.bbox_px is not None

@@ -220,7 +220,7 @@ def test_setup_page_registers_the_mat_from_the_latest_frame(server, page):
 
     _publish_render(server)
     page.goto(server.base + "/setup", wait_until="domcontentloaded")
-    page.wait_for_selector("#regboard option")
+    page.wait_for_selector("#regboard option", state="attached")
     page.select_option("#regboard", "dino-dunk/tropic-turf")
     page.click("#regnow")
     page.wait_for_selector("#regout .found", timeout=10000)

@@ -39,6 +39,7 @@ class Body:
     shadow_pts: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
     anchor: np.ndarray = field(default_factory=lambda: np.zeros(3))  # top centre, for depth order
     occluder: bool = False
+    corners: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # a rectangle's top corners
 
 
 _UNIT = {}
@@ -135,7 +136,7 @@ def _block(piece, size, h, colour) -> Body:
         k = 0.55 + 0.12 * i
         parts.append(Part("side", np.vstack([b[i], b[j], t[j], t[i]]), shade(colour, k)))
     parts.append(Part("poly", t, colour))
-    return Body(piece, parts, np.vstack([b, t]), np.array([piece.x, piece.y, -(z + h)]))
+    return Body(piece, parts, np.vstack([b, t]), np.array([piece.x, piece.y, -(z + h)]), corners=t)
 
 
 def _card(piece, size, h, face) -> Body:
@@ -145,7 +146,7 @@ def _card(piece, size, h, face) -> Body:
     parts = [Part("poly", outline, (225, 230, 235))]
     if face is not None:
         parts.append(Part("art", art_quad(piece, face.size_mm, z), art=face))
-    return Body(piece, parts, outline, np.array([piece.x, piece.y, -z]))
+    return Body(piece, parts, outline, np.array([piece.x, piece.y, -z]), corners=art_quad(piece, (L, W), z))
 
 
 def _deck(piece, size, h, face) -> Body:

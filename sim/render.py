@@ -41,7 +41,9 @@ class PieceTruth:
     """Ground truth of one piece in one frame. Image px unless named: ``base_px`` the base centre,
     ``top_px`` the top-face centre, ``bbox_px`` (x0, y0, x1, y1) of its silhouette clipped to the
     frame (None when none of it is in frame), ``visible`` the fraction of its silhouette seen
-    (0..1), ``base_mm`` (x, y) and ``z_mm``, ``height_mm`` as in the scene."""
+    (0..1), ``base_mm`` (x, y) and ``z_mm``, ``height_mm`` as in the scene; ``corners_px`` the four
+    top corners of a rectangular piece (card, block) in the order (-x-y, +x-y, +x+y, -x+y) of its
+    own frame, else None."""
 
     id: str
     kind: str
@@ -53,11 +55,13 @@ class PieceTruth:
     base_mm: tuple
     z_mm: float
     height_mm: float
+    corners_px: tuple | None = None
 
     def to_dict(self) -> dict:
         return {"id": self.id, "kind": self.kind, "base_px": list(self.base_px), "top_px": list(self.top_px),
                 "bbox_px": None if self.bbox_px is None else list(self.bbox_px), "visible": self.visible,
-                "moving": self.moving, "base_mm": list(self.base_mm), "z_mm": self.z_mm, "height_mm": self.height_mm}
+                "moving": self.moving, "base_mm": list(self.base_mm), "z_mm": self.z_mm, "height_mm": self.height_mm,
+                "corners_px": None if self.corners_px is None else [list(c) for c in self.corners_px]}
 
 
 @dataclass
@@ -299,7 +303,8 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
     (ldx, ldy), _ = effects.light_direction(style)
     c = (board.length_mm / 2, board.width_mm / 2)
     light_pts = np.array([[c[0], c[1], 0.0], [c[0] + 100 * ldx, c[1] + 100 * ldy, 0.0]])
-    allpts = np.vstack(chunks + shadow_mat + [bases, tops, vel_pts, light_pts])
+    corner_sets = [b.corners for b in bodies[:n]]
+    allpts = np.vstack(chunks + shadow_mat + [bases, tops, vel_pts, light_pts] + corner_sets)
     px = camera.project(allpts)
     all_ok = bool(np.all(np.isfinite(px)))  # else something is behind the camera: skip those parts
     k = 0
@@ -314,6 +319,11 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
         k += len(s)
     base_px, top_px, vel_px = px[k:k + n], px[k + n:k + 2 * n], px[k + 2 * n:k + 3 * n]
     light_px = px[k + 3 * n:k + 3 * n + 2]
+    k += 3 * n + 2
+    corners_px = []
+    for c in corner_sets:
+        corners_px.append(tuple(tuple(map(float, q)) for q in px[k:k + len(c)]) if len(c) else None)
+        k += len(c)
 
     if shadow_px:
         import cv2
@@ -347,7 +357,7 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
         vis = float(min(1.0, counts[i + 1] / tot)) if tot else 0.0
         truth[p.id] = PieceTruth(p.id, p.kind, tuple(map(float, base_px[i])), tuple(map(float, top_px[i])),
                                  bboxes.get(i) if counts[i + 1] else None, vis, bool(p.moving),
-                                 (float(p.x), float(p.y)), float(p.z), float(heights[i]))
+                                 (float(p.x), float(p.y)), float(p.z), float(heights[i]), corners_px[i])
     # camera effects
     gdir = _unit(light_px[1] - light_px[0])
     img = effects.apply_lighting(img, style, gdir)

@@ -291,3 +291,17 @@ def test_typical_scenes_of_every_game_render_with_every_piece_visible_somewhere(
     assert set(res.truth) == {p.id for p in scene.pieces}
     for t in res.truth.values():
         assert t.visible > 0 and t.bbox_px is not None
+
+
+def test_card_corners_are_the_projected_top_corners():
+    board = load_board("dogo-dash/table")
+    card = PieceState("c", "card", 300, 250, angle_deg=30, size=(88.0, 63.0), attributes={"card": "bear", "face_up": True})
+    cam = look_at((450, 300), 700, 35, 10, 0, 75, dist=(-0.1, 0, 0, 0, 0))
+    res = render_scene(board, Scene("dogo-dash", board.ref, [card]), cam, clean_style(), seed=0)
+    t = res.truth["c"]
+    a = np.radians(30)
+    local = np.array([[-44, -31.5], [44, -31.5], [44, 31.5], [-44, 31.5]])
+    rot = local @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+    want = cam.transform().project_3d(np.column_stack([rot + [300, 250], np.full(4, -t.height_mm)]))
+    assert np.allclose(np.array(t.corners_px), want, atol=1e-9)
+    assert res.truth["c"].to_dict()["corners_px"][0] == list(t.corners_px[0])

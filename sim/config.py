@@ -54,7 +54,7 @@ class PhysicsConfig:
 @dataclass(frozen=True)
 class DinoDunkConfig:
     carry_max_accel_mm_s2: float = 6000.0
-    carry_max_launch_mm_s: float = 1400.0
+    carry_max_launch_mm_s: float = 1100.0
     ball_fall_height_mm: float = 9.0
     flick_speed_mm_s: tuple = (500.0, 1800.0)
     aim_sigma_deg: float = 6.0

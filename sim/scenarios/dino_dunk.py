@@ -178,7 +178,7 @@ def make_shot(rng, board, specs, cfg, kind: str | None = None, seed: int = 0) ->
         ball = piece(specs, GAME, "ball", "ball", ax + off * math.cos(to_zone), ay + off * math.sin(to_zone), z=actor.height)
         ball.attributes["carried_by"] = actor.id
         fixed.append(ball)
-        vx, vy = _aimed(rng, cfg, ax, ay, zc[0], zc[1], (0.75, 1.25), actor.kind)
+        vx, vy = _aimed(rng, cfg, ax, ay, zc[0], zc[1], (0.6, 1.2), actor.kind)
         dd = cfg.dino_dunk
         actions = [Carry("ball", actor.id, off * math.cos(to_zone), off * math.sin(to_zone), dd.carry_max_accel_mm_s2,
                          dd.carry_max_launch_mm_s), Flick(actor.id, vx, vy)]

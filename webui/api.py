@@ -219,6 +219,25 @@ def registration():
     return jsonify(reg.register_latest(current_app._get_current_object(), board))
 
 
+@bp.post("/empty-mat")
+def empty_mat():
+    """Capture the latest frame as the empty mat of {board} (for the classical detector)."""
+    from webui import registration as reg
+
+    board = boards.load(current_app.config["DATA_DIR"], body().get("board") or "")
+    return jsonify(reg.capture_empty_mat(current_app._get_current_object(), board)), 201
+
+
+@bp.get("/empty-mat/<game>/<name>")
+def get_empty_mat(game, name):
+    from webui import registration as reg
+
+    path = reg.empty_mat_path(current_app.config["DATA_DIR"], f"{game}/{name}")
+    if not path.exists():
+        raise NotFound(f"no empty mat captured for {game}/{name}")
+    return send_file(path, mimetype="image/png", max_age=0)
+
+
 # -- evidence and frames --------------------------------------------------------------------------
 @bp.post("/evidence")
 def post_evidence():

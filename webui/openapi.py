@@ -51,6 +51,9 @@ PATHS = {
                                                                        ("region", "query"), ("sigma", "query")))},
     "/api/registration": {"post": _op("Register the board's markers on the latest frame: markers found, residual px, "
                                       "σ mm, and 'mat moved' against the previous registration", "Registration")},
+    "/api/empty-mat": {"post": _op("Capture the latest frame as the board's empty mat", "Registration", ok="201")},
+    "/api/empty-mat/{game}/{name}": {"get": _op("The captured empty mat (PNG)", params=(("game", "path"), ("name", "path")),
+                                                produces="image/png")},
     "/api/frame": {"get": _op("The latest frame's pieces (mat mm) and mat→image homography")},
     "/api/events": {"get": _op("Server-Sent Events: state, frame, deleted", produces="text/event-stream")},
 }

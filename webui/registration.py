@@ -63,3 +63,33 @@ def register_latest(app, board) -> dict:
 def forget(app, board_ref: str) -> None:
     with _lock:
         app.extensions.setdefault("tableref.registrations", {}).pop(board_ref, None)
+
+
+def empty_mat_path(data_dir, board_ref: str):
+    """Where the empty mat of a board is kept: ``<data dir>/empty-mat/<game>/<name>.png`` (the ref is
+    validated as two slugs by :func:`webui.boards.user_path`'s rules)."""
+    from pathlib import Path
+
+    from webui.boards import user_path
+
+    game, name = board_ref.split("/", 1)
+    user_path(data_dir, game, name)  # validates both slugs
+    return Path(data_dir) / "empty-mat" / game / f"{name}.png"
+
+
+def capture_empty_mat(app, board) -> dict:
+    """Save the latest frame as the board's empty mat (what the classical detector subtracts)."""
+    import cv2
+    import numpy as np
+
+    jpeg = app.extensions["tableref.frames"].jpeg
+    if jpeg is None:
+        raise ConflictError("no camera frame yet: start a source (tableref serve --source ..., or --demo)")
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    path = empty_mat_path(app.config["DATA_DIR"], board.ref)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".part.png")
+    cv2.imwrite(str(tmp), image)
+    tmp.replace(path)
+    return {"board": board.ref, "saved": True, "size": [int(image.shape[1]), int(image.shape[0])],
+            "frame": app.extensions["tableref.frames"].index}

@@ -134,3 +134,15 @@ def test_mat_registration_feedback_and_mat_moved(app, client):
     assert moved["moved"] is True and moved["max_mm"] > 10
     assert client.post("/api/registration", json={**body, "reset": True}).get_json().get("drift") is None
     assert client.post("/api/registration", json={"board": "../x"}).status_code == 400
+
+
+def test_capture_the_empty_mat(app, client):
+    body = {"board": "dino-dunk/tropic-turf"}
+    assert client.post("/api/empty-mat", json=body).status_code == 409
+    _publish_render(app)
+    r = client.post("/api/empty-mat", json=body)
+    assert r.status_code == 201 and r.get_json()["size"] == [960, 640]
+    img = client.get("/api/empty-mat/dino-dunk/tropic-turf")
+    assert img.status_code == 200 and img.data.startswith(b"\x89PNG")
+    assert client.get("/api/empty-mat/dino-dunk/nothing-here").status_code == 404
+    assert client.post("/api/empty-mat", json={"board": "dino-dunk/../../x"}).status_code == 400

@@ -52,3 +52,7 @@ $("reglive").addEventListener("change", (ev) => {
   clearInterval(REGTIMER);
   if (ev.target.checked) { register(false); REGTIMER = setInterval(() => register(false), 2000); }
 });
+$("emptymat").addEventListener("click", async () => {
+  const r = await TR.api("POST", "/api/empty-mat", { board: $("regboard").value }).catch(() => null);
+  if (r) TR.toast(`empty mat of ${r.board} saved (${r.size[0]}x${r.size[1]})`);
+});

@@ -122,6 +122,7 @@ function setFrame(info) {
   const live = !!(info && info.live);
   $("mjpeg").hidden = !live;
   $("novideo").hidden = live;
+  $("source").textContent = live ? `source: ${info.source || "camera"}` : "";
   drawAll();
 }
 

@@ -308,9 +308,17 @@ def homography_param_jacobian(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return J
 
 
-def homography_covariance(H: np.ndarray, mat_pts: np.ndarray, sigma_px: float) -> np.ndarray:
+def homography_covariance(H: np.ndarray, mat_pts: np.ndarray, sigma_px: float,
+                          weights: np.ndarray | None = None) -> np.ndarray:
     """(8, 8) covariance of H's parameters given the correspondences' mat points and an isotropic
-    image noise ``sigma_px`` (Gauss-Newton: σ² (JᵀJ)⁻¹)."""
-    J = homography_param_jacobian(H, np.asarray(mat_pts, dtype=np.float64)).reshape(-1, 8)
-    JtJ = J.T @ J
+    image noise ``sigma_px`` (Gauss-Newton: σ² (JᵀJ)⁻¹). With per-point ``weights`` (n,) (1/σᵢ²
+    relative to ``sigma_px``) it is σ² (JᵀWJ)⁻¹: the covariance of a weighted fit."""
+    H = np.asarray(H, dtype=np.float64)
+    H = H / H[2, 2]  # the parameterisation has h33 = 1
+    J = homography_param_jacobian(H, np.asarray(mat_pts, dtype=np.float64))  # (n, 2, 8)
+    if weights is None:
+        Jf = J.reshape(-1, 8)
+        JtJ = Jf.T @ Jf
+    else:
+        JtJ = np.einsum("nai,n,naj->ij", J, np.asarray(weights, dtype=np.float64), J)
     return (sigma_px ** 2) * np.linalg.pinv(JtJ)

@@ -20,6 +20,7 @@ import sys
 # Command modules in the order their groups appear in --help.
 COMMAND_MODULES = [
     "cli.boards",
+    "cli.calibrate",
     "cli.rules",
     "cli.serve",
     "cli.referee",

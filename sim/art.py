@@ -12,6 +12,7 @@ that a classifier can learn them; the back is a blue pattern with a paw.
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -26,6 +27,7 @@ NAMED_COLOURS = {**EGG_COLOURS, "green": (60, 170, 60), "orange": (30, 140, 245)
                  "black": (35, 35, 35), "pink": (180, 130, 240), "brown": (40, 80, 130), "grey": (140, 140, 140),
                  "cyan": (200, 200, 40)}
 PROJECTILES = ("meteorite", "log", "egg", "feather", "banana", "dodo")
+_LEVELS_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,17 +43,18 @@ class Art:
         """The art reduced (box filter, powers of two) to about ``px_per_mm`` (≥ it, for sharpness)."""
         import cv2
 
-        if not self.levels:
-            self.levels.append(self.image)
-        res = self.image.shape[1] / self.size_mm[0]
-        k = 0
-        while res / 2 ** (k + 1) >= max(px_per_mm, 0.25) * 1.5 and min(self.levels[k].shape[:2]) >= 8:
-            if len(self.levels) <= k + 1:
-                prev = self.levels[k]
-                nh, nw = max(1, prev.shape[0] // 2), max(1, prev.shape[1] // 2)
-                self.levels.append(cv2.resize(prev, (nw, nh), interpolation=cv2.INTER_AREA))
-            k += 1
-        return self.levels[k]
+        with _LEVELS_LOCK:  # art is shared (lru_cache) between threads; levels are made once
+            if not self.levels:
+                self.levels.append(self.image)
+            res = self.image.shape[1] / self.size_mm[0]
+            k = 0
+            while res / 2 ** (k + 1) >= max(px_per_mm, 0.25) * 1.5 and min(self.levels[k].shape[:2]) >= 8:
+                if len(self.levels) <= k + 1:
+                    prev = self.levels[k]
+                    nh, nw = max(1, prev.shape[0] // 2), max(1, prev.shape[1] // 2)
+                    self.levels.append(cv2.resize(prev, (nw, nh), interpolation=cv2.INTER_AREA))
+                k += 1
+            return self.levels[k]
 
 
 class _Pen:

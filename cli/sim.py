@@ -15,7 +15,8 @@ def register(sub) -> None:
     p = sub.add_parser("sim", help="the simulated table: list suites, write scenes and ground truth, export datasets",
                        description="tableref sim list | tableref sim SUITE --count N --out DIR | "
                                    "tableref sim dataset --out DIR --images N")
-    p.add_argument("target", metavar="SUITE", help="a suite name (see `tableref sim list`), 'list' or 'dataset'")
+    p.add_argument("target", metavar="SUITE", help="a suite name (see `tableref sim list`; several separated by commas), "
+                                                  "'list' or 'dataset'")
     p.add_argument("--count", type=int, default=10, help="scenes to write (default 10)")
     p.add_argument("--start", type=int, default=0, help="index of the first scene (default 0)")
     p.add_argument("--seed", type=int, default=0, help="suite seed: (suite, index, seed) fixes a scene (default 0)")
@@ -72,13 +73,29 @@ def _run(args) -> int:
         return 0
     if args.images is not None:
         raise CliError("--images is for `tableref sim dataset`; use --count for a suite")
-    from sim.export import write_suite
+    from sim.export import contact_sheet, write_suite
     from sim.suites import get_suite
 
-    get_suite(args.target)
-    summary = write_suite(args.target, args.count, args.out, seed=args.seed, start=args.start, fmt=args.format,
-                          frames=args.frames, size=size, clean=args.clean, sheet=args.sheet, board=args.board,
-                          progress=_progress, cfg=cfg)
+    names = [n for n in args.target.split(",") if n]
+    for name in names:
+        get_suite(name)
+    if len(names) == 1:
+        summary = write_suite(names[0], args.count, args.out, seed=args.seed, start=args.start, fmt=args.format,
+                              frames=args.frames, size=size, clean=args.clean, sheet=args.sheet, board=args.board,
+                              progress=_progress, cfg=cfg)
+        scenes, frames = summary["scenes"], summary["frames"]
+    else:  # several suites: one folder each under --out, one contact sheet for all
+        from pathlib import Path
+
+        thumbs = [] if args.sheet else None
+        scenes = frames = 0
+        for name in names:
+            summary = write_suite(name, args.count, Path(args.out) / name.replace("/", "-"), seed=args.seed, start=args.start,
+                                  fmt=args.format, frames=args.frames, size=size, clean=args.clean, board=args.board,
+                                  progress=_progress, cfg=cfg, thumbs=thumbs)
+            scenes, frames = scenes + summary["scenes"], frames + summary["frames"]
+        if args.sheet:
+            contact_sheet(thumbs, args.sheet, cols=args.count if args.count <= 6 else None)
     extra = f", contact sheet {args.sheet}" if args.sheet else ""
-    print(f"wrote {summary['scenes']} scenes, {summary['frames']} frames to {args.out} (truth.jsonl, frames.jsonl){extra}")
+    print(f"wrote {scenes} scenes, {frames} frames to {args.out} (truth.jsonl, frames.jsonl){extra}")
     return 0

@@ -105,9 +105,10 @@ def _jsonable(obj):
 
 def write_suite(suite: str, count: int, out, seed: int = 0, start: int = 0, fmt: str = "png", frames: str = "all",
                 size: tuple = (640, 480), clean: bool = False, sheet: str | None = None, board: str | None = None,
-                progress=None, cfg=None) -> dict:
+                progress=None, cfg=None, thumbs: list | None = None) -> dict:
     """Generate ``count`` scenes of ``suite`` into ``out`` (see the module doc); returns a summary.
-    ``cfg``: a :class:`sim.config.SimConfig` (the shipped one when None)."""
+    ``cfg``: a :class:`sim.config.SimConfig` (the shipped one when None). With ``thumbs`` (a list),
+    the last frame of each scene and its caption are appended there for a sheet drawn by the caller."""
     import cv2
 
     from sim.suites import _board, make_scenario
@@ -117,14 +118,16 @@ def write_suite(suite: str, count: int, out, seed: int = 0, start: int = 0, fmt:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     if count < 1:
         raise ValueError(f"--count must be at least 1, got {count}")
-    rend = renderer() if fmt != "none" or sheet else None
+    want_thumbs = bool(sheet) or thumbs is not None
+    rend = renderer() if fmt != "none" or want_thumbs else None
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"schema": "tableref-sim-suite/1", "suite": suite, "seed": seed, "start": start, "count": count,
                 "format": fmt, "frames": frames, "size": list(size), "clean": clean, "board": board,
                 "sim_config": getattr(cfg, "source", None) or "sim/config.yaml"}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    thumbs, written = [], 0
+    own_thumbs = thumbs if thumbs is not None else []
+    written = 0
     with open(out / "truth.jsonl", "w", encoding="utf-8") as tf, open(out / "frames.jsonl", "w", encoding="utf-8") as ff:
         for k in range(count):
             index = start + k
@@ -163,29 +166,29 @@ def write_suite(suite: str, count: int, out, seed: int = 0, start: int = 0, fmt:
                         row = {"suite": suite, "index": index, "frame": fi, "file": files[-1], **frame_truth(scene, rt)}
                         ff.write(json.dumps(_jsonable(row)) + "\n")
                         written += 1
-                    if fi == idx[-1] and sheet:
-                        thumbs.append((res.image, _caption(scn, truth)))
+                    if fi == idx[-1] and want_thumbs:
+                        own_thumbs.append((res.image, _caption(scn, truth)))
                 if writer is not None:
                     writer.release()
             truth["files"] = files
             tf.write(json.dumps(_jsonable(truth)) + "\n")
             if progress:
                 progress(k + 1, count)
-    if sheet:
-        contact_sheet(thumbs, sheet)
+    if sheet and thumbs is None:
+        contact_sheet(own_thumbs, sheet)
     return {"scenes": count, "frames": written, "out": str(out), "sheet": sheet}
 
 
 def _caption(scn, truth: dict) -> str:
     ans = truth.get("answers", {})
-    bits = [f"{scn.meta.get('index', '')}", scn.kind.split("/")[-1]]
+    bits = [f"{scn.game} {scn.meta.get('index', '')}", scn.kind.split("/")[-1]]
     for key in ("result", "hits", "broken", "revealed", "margin_mm"):
         if key in ans and ans[key] not in (None, [], {}):
             v = ans[key]
             if isinstance(v, dict):
                 v = ",".join(str(x) for x in v.values())
             elif isinstance(v, list):
-                v = ",".join(str(x) for x in v)
+                v = f"{key}:" + ",".join(str(x) for x in v)
             elif isinstance(v, float):
                 v = f"{v:+.2f}mm"
             bits.append(str(v))

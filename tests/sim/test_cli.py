@@ -94,3 +94,16 @@ def test_sim_config_override_sets_the_egg_probability(tmp_path, capsys):
     assert code == 0
     rows = [json.loads(line) for line in (tmp_path / "o" / "truth.jsonl").read_text().splitlines()]
     assert all(r["answers"]["whole"] == [] and r["answers"]["broken"] for r in rows)
+
+
+def test_several_suites_one_sheet(tmp_path, capsys):
+    pytest.importorskip("sim.render")
+    import cv2
+
+    code, out, _ = run(["sim", "morris/eggs,dogo-dash/reveals", "--count", "2", "--out", str(tmp_path), "--frames", "final",
+                        "--size", "320x240", "--contact-sheet", str(tmp_path / "sheet.png")], capsys)
+    assert code == 0 and "4 scenes" in out
+    for sub in ("morris-eggs", "dogo-dash-reveals"):
+        assert len((tmp_path / sub / "truth.jsonl").read_text().splitlines()) == 2
+    sheet = cv2.imread(str(tmp_path / "sheet.png"))
+    assert sheet.shape[1] == 2 * 320 and sheet.shape[0] == 2 * (240 + 22)  # 2 columns (count), 2 rows (suites)

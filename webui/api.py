@@ -46,7 +46,21 @@ def openapi():
 @bp.get("/games")
 def games():
     all_boards = boards.list_all(current_app.config["DATA_DIR"])
-    return jsonify({"games": [{"game": g, "boards": [b["ref"] for b in all_boards if b["game"] == g]} for g in ENGINES]})
+    return jsonify({"games": [{"game": g, "boards": [b["ref"] for b in all_boards if b["game"] == g],
+                               "example_setup": _example_setup(g)} for g in ENGINES]})
+
+
+def _example_setup(game: str) -> dict:
+    """A setup that skips the secret roster choice (which the engine does not list as actions):
+    Dino Dunk's default teams with the first legal roster of each (``rules.dino_dunk.cards``)."""
+    if game != "dino-dunk":
+        return {}
+    from rules.dino_dunk import DEFAULT_TEAMS
+    from rules.dino_dunk.cards import load_catalogue, valid_rosters
+
+    cat = load_catalogue()
+    return {"teams": dict(DEFAULT_TEAMS), "rosters": {s: list(valid_rosters(cat, t)[0]) for s, t in DEFAULT_TEAMS.items()},
+            "offense": "home"}
 
 
 # -- boards ---------------------------------------------------------------------------------------

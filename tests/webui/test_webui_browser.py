@@ -229,3 +229,25 @@ def test_setup_page_registers_the_mat_from_the_latest_frame(server, page):
     page.click("#regnow")
     page.wait_for_selector("#regout .alarm", timeout=10000)
     assert "mat moved" in page.locator("#regout .alarm").text_content()
+
+
+def test_start_a_match_from_setup_and_push_a_custom_action(server, page):
+    page.goto(server.base + "/setup", wait_until="domcontentloaded")
+    page.wait_for_selector("#game option", state="attached")
+    page.select_option("#game", "dino-dunk")
+    assert '"rosters"' in page.locator("#setupjson").input_value()
+    page.click("#newmatch button[type=submit]")
+    page.wait_for_url(server.base + "/", wait_until="domcontentloaded")
+    page.wait_for_selector("#actions button.act")
+    assert "shot clock" in page.locator("#panel").text_content()
+    carrier = server.client.get("/api/current").get_json()["legal"][0]
+    page.click("details summary")
+    page.fill("#custom", '{"type": "ChooseCarrier", "piece": "%s"}' % carrier["piece"])
+    page.click("#push")
+    page.wait_for_function("() => document.querySelector('#events div') !== null", timeout=5000)
+    rows = server.client.get(f"/api/matches/{server.client.get('/api/current').get_json()['match']['id']}/log").get_json()["rows"]
+    assert rows[-1]["data"]["action"] == carrier
+    page.fill("#custom", '{"type": "Nope"}')
+    page.click("#push")
+    page.wait_for_selector(".toast.bad", timeout=5000)
+    assert "unknown action type" in page.locator(".toast.bad").text_content()

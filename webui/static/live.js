@@ -107,6 +107,12 @@ $("actions").addEventListener("click", (ev) => {
 });
 $("undo").addEventListener("click", () => VIEW && TR.api("POST", `/api/matches/${VIEW.match.id}/undo`, { actor: "table", reason: "undo button" }).catch(() => {}));
 TR.wireCalls($("call"));
+$("push").addEventListener("click", () => {
+  let a;
+  try { a = JSON.parse($("custom").value); } catch (e) { TR.toast("not JSON: " + e.message, true); return; }
+  const kind = document.querySelector("input[name=ckind]:checked").value;
+  TR.api("POST", `/api/matches/${VIEW.match.id}/actions`, { action: a, kind, actor: "table" }).then(() => { $("custom").value = ""; }).catch(() => {});
+});
 $("ghost").addEventListener("change", drawAll);
 
 document.addEventListener("keydown", (ev) => {

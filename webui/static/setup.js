@@ -16,6 +16,7 @@ async function load() {
 function fillBoards() {
   const g = GAMES.find((x) => x.game === $("game").value);
   $("boardsel").innerHTML = (g ? g.boards : []).map((b) => `<option>${TR.esc(b)}</option>`).join("");
+  $("setupjson").value = JSON.stringify((g && g.example_setup) || {}, null, 1);
 }
 
 $("game").addEventListener("change", fillBoards);

@@ -41,7 +41,7 @@ TR.panels["dodo-dash"] = {
   render(view) {
     const s = view.state;
     const racers = (s.racers || []).map((r) =>
-      `<tr><th>${esc(r.id)}</th><td>hex ${esc(r.pos)}</td><td>${(r.hand || []).length} cards</td><td>${esc(r.tokens || 0)} tokens</td>
+      `<tr><th>${esc(r.id)}</th><td>hex ${esc(r.pos)}</td><td title="${esc((r.hand || []).join(", "))}">${(r.hand || []).length} cards</td><td>${esc(r.tokens || 0)} tokens</td>
        <td>${(r.taken || []).length ? "took " + list(r.taken) : ""}</td></tr>`).join("");
     const traps = ((s.layout && s.layout.traps) || []).join(", ");
     return `<table class="kv racers">${racers}</table>` + kv([

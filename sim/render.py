@@ -20,7 +20,6 @@ How (one frame, one core, well under 16 ms at 640x480):
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -272,7 +271,6 @@ def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | No
 def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=None) -> "RenderResult":
     """Render ``scene`` (mat mm) on ``board`` through ``camera`` in ``style`` (the clean style if
     None). Same arguments and seed → the same bytes."""
-    from calibration.specs import load_specs
     from sim.style import clean_style
 
     style = style or clean_style()

@@ -82,3 +82,19 @@ def test_export_small_dataset(tmp_path):
     assert boxes > 20
     crops = list((tmp_path / "crops").rglob("*.png"))
     assert any("disc-team" in str(c) for c in crops)
+
+
+def test_ultralytics_reads_the_dataset(tmp_path):
+    pytest.importorskip("sim.render")
+    pytest.importorskip("ultralytics")
+    from ultralytics.data.dataset import YOLODataset
+    from ultralytics.data.utils import check_det_dataset
+
+    from sim.dataset import export_dataset
+
+    export_dataset(tmp_path, 3, seed=9, val_fraction=0.0, size=(320, 240), crops=False)
+    data = check_det_dataset(str(tmp_path / "data.yaml"))
+    assert data["nc"] == len(CLASS_NAMES)
+    ds = YOLODataset(img_path=data["train"], data=data, task="detect", imgsz=320, augment=False)
+    labels = ds.get_labels()
+    assert len(labels) == 3 and sum(len(lb["cls"]) for lb in labels) > 10

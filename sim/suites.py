@@ -151,6 +151,8 @@ def make_scenario(suite: str, index: int, seed: int = 0, cfg=None, specs=None, b
     import numpy as np
 
     s = get_suite(suite)
+    if board is not None and _board(board).game != s.game:
+        raise SuiteError(f"board {board!r} is a {_board(board).game} board; suite {suite} needs a {s.game} board")
     d_specs, d_cfg = _defaults()
     specs = specs or d_specs
     cfg = cfg or d_cfg

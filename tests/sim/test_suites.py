@@ -62,3 +62,10 @@ def test_near_miss_suites_hinge_on_three_millimetres(name):
 def test_unknown_suite_says_what_exists():
     with pytest.raises(SuiteError, match="dino-dunk/shots"):
         make_scenario("dino-dunk/nope", 0)
+
+
+def test_forced_board_must_fit_the_suite():
+    scn = make_scenario("dino-dunk/shots", 0, board="dino-dunk/tropic-turf")
+    assert scn.board == "dino-dunk/tropic-turf"
+    with pytest.raises(SuiteError, match="needs a dino-dunk board"):
+        make_scenario("dino-dunk/shots", 0, board="morris/waterfall")

@@ -29,12 +29,13 @@ class ConfigError(RefereeError):
 class RefereeConfig:
     """Frozen referee settings (see ``config.yaml`` for the meaning of each)."""
 
-    k: float = 3.0
+    k: float = 4.5
     min_confidence: float = 0.90
     line_of_sight: str = "any_segment"
     three_point: str = "centre"
     foul_line: str = "whole_disc"
     registration_sigma_floor_mm: float = 0.0
+    observation_sigma_includes_registration: bool = False
     defaults: dict = field(default_factory=dict)
 
     def default_for(self, game: str, fact: str) -> Any:
@@ -78,7 +79,7 @@ def load_config(override: str | Path | None = None) -> RefereeConfig:
 
 def parse_config(data: dict, source: str = "<referee config>") -> RefereeConfig:
     known = {"schema", "k", "min_confidence", "line_of_sight", "three_point", "foul_line",
-             "registration_sigma_floor_mm", "defaults"}
+             "registration_sigma_floor_mm", "observation_sigma_includes_registration", "defaults"}
     for key in data:
         if key not in known:
             raise ConfigError(f"{source}: {key}: expected one of the keys {', '.join(sorted(known))}")
@@ -97,15 +98,22 @@ def parse_config(data: dict, source: str = "<referee config>") -> RefereeConfig:
             raise ConfigError(f"{source}: {key}: expected one of {', '.join(allowed)}, got {value!r}")
         return value
 
+    def flag(key: str, default: bool) -> bool:
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: {key}: expected true or false, got {value!r}")
+        return value
+
     defaults = data.get("defaults", {}) or {}
     if not isinstance(defaults, dict):
         raise ConfigError(f"{source}: defaults: expected a mapping '<game>.<fact>': value")
     return RefereeConfig(
-        k=num("k", 3.0, 0.0, 100.0),
+        k=num("k", 4.5, 0.0, 100.0),
         min_confidence=num("min_confidence", 0.9, 0.0, 1.0),
         line_of_sight=choice("line_of_sight", "any_segment", LINE_OF_SIGHT),
         three_point=choice("three_point", "centre", THREE_POINT),
         foul_line=choice("foul_line", "whole_disc", FOUL_LINE),
         registration_sigma_floor_mm=num("registration_sigma_floor_mm", 0.0, 0.0, 1000.0),
+        observation_sigma_includes_registration=flag("observation_sigma_includes_registration", False),
         defaults=dict(defaults),
     )

@@ -82,6 +82,12 @@ def _draw_shapes(img, shapes, to_px, colour, scale_text: float = 0.45) -> None:
 def _caption(img, lines, colour) -> np.ndarray:
     import cv2
 
+    import cv2 as _cv2
+
+    need = max(_cv2.getTextSize(line, _cv2.FONT_HERSHEY_SIMPLEX, 0.55, 1)[0][0] for line in lines) + 16
+    if img.shape[1] < need:  # a narrow close-up: widen it so that the numbers are never cut
+        pad = np.full((img.shape[0], need - img.shape[1], 3), 255, dtype=np.uint8)
+        img = np.hstack([img, pad])
     h = 22 * len(lines) + 12
     band = np.full((h, img.shape[1], 3), 255, dtype=np.uint8)
     for i, line in enumerate(lines):

@@ -46,11 +46,17 @@ def piece_names(obs) -> list[str]:
     return out
 
 
-def gather(obs, transform=None, floor_mm: float = 0.0) -> Pieces:
-    """The Observation's pieces as call inputs; σ combines ``transform.sigma_mm`` at each piece and
-    ``obs.sigma`` in quadrature (``floor_mm`` is the least registration σ assumed)."""
-    return Pieces(xy=obs.xy.copy(), radius=obs.radius.copy(),
-                  sigma=piece_sigma(transform, obs.xy, obs.sigma, floor_mm),
+def gather(obs, transform=None, floor_mm: float = 0.0, sigma_includes_registration: bool = False) -> Pieces:
+    """The Observation's pieces as call inputs; σ combines the registration σ at each piece
+    (:func:`referee.core.registration_sigma`) and ``obs.sigma`` in quadrature (``floor_mm`` is the
+    least registration σ assumed), or, when ``sigma_includes_registration``, takes the larger."""
+    if sigma_includes_registration:
+        from referee.core import registration_sigma
+
+        sigma = np.maximum(obs.sigma, registration_sigma(transform, obs.xy, floor_mm))
+    else:
+        sigma = piece_sigma(transform, obs.xy, obs.sigma, floor_mm)
+    return Pieces(xy=obs.xy.copy(), radius=obs.radius.copy(), sigma=sigma,
                   names=tuple(piece_names(obs)), kinds=tuple(str(k) for k in obs.kind),
                   teams=tuple(str(t) for t in obs.attribute("team")),
                   frame_ids=(int(obs.frame_index),) if obs.frame_index >= 0 else ())

@@ -63,7 +63,7 @@ def ask(question: str, board, obs, config, *, transform=None, specs=None) -> lis
 
         specs = load_specs()
     q = " ".join(question.strip().split())
-    p = gather(obs, transform, config.registration_sigma_floor_mm)
+    p = gather(obs, transform, config.registration_sigma_floor_mm, config.observation_sigma_includes_registration)
     k = config.k
 
     def one(ref):

@@ -131,7 +131,7 @@ def shot_from_observation(board, obs, config: RefereeConfig, *, ball: str = "bal
     from referee.overlap import out_of_bounds_calls, overlap_calls
     from referee.pieces import find, gather
 
-    p = gather(obs, transform, config.registration_sigma_floor_mm)
+    p = gather(obs, transform, config.registration_sigma_floor_mm, config.observation_sigma_includes_registration)
     b, s = find(obs, ball), find(obs, shooter)
     zone = board.region(target_zone)
     if three_point is None:

@@ -56,7 +56,7 @@ def test_sigma_combines_registration_and_detection():
 
 def test_config_defaults_and_errors(tmp_path):
     cfg = load_config()
-    assert cfg.k == 3.0 and cfg.line_of_sight == "any_segment"
+    assert cfg.k == 4.5 and cfg.line_of_sight == "any_segment"
     assert cfg.default_for("dino-dunk", "overlaps_zone") is False
     p = tmp_path / "r.yaml"
     p.write_text("k: 4\nline_of_sight: centre\n")
@@ -66,3 +66,18 @@ def test_config_defaults_and_errors(tmp_path):
         parse_config({"line_of_sight": "psychic"})
     with pytest.raises(ConfigError, match="unknown|expected one of the keys"):
         parse_config({"kk": 3})
+
+
+def test_observation_sigma_may_already_include_registration():
+    from referee.pieces import gather
+    from vision.core import Observation
+
+    class T:
+        cov_h = None
+
+        def sigma_mm(self, pts):
+            return np.full(len(pts), 0.3)
+
+    obs = Observation.from_pieces([{"xy": [0, 0], "radius": 1, "sigma": 0.4}, {"xy": [5, 0], "radius": 1, "sigma": 0.1}])
+    assert np.allclose(gather(obs, T()).sigma, [0.5, np.hypot(0.3, 0.1)])
+    assert np.allclose(gather(obs, T(), sigma_includes_registration=True).sigma, [0.4, 0.3])

@@ -97,7 +97,7 @@ def export_dataset(out, images: int, seed: int = 0, val_fraction: float = 0.2, s
             res = rend.render_scene(board, scene, camera, style, render_seed(iseed, frame_i))
             split = "val" if rng.random() < val_fraction else "train"
             name = f"{i:06d}"
-            if not cv2.imwrite(str(out / "images" / split / f"{name}.png"), res.image):
+            if not cv2.imwrite(str(out / "images" / split / f"{name}.png"), res.image, [cv2.IMWRITE_PNG_COMPRESSION, 1]):
                 raise OSError(f"could not write {out / 'images' / split / name}.png")
             h, w = res.image.shape[:2]
             lines, labelled = [], []

@@ -149,7 +149,7 @@ def write_suite(suite: str, count: int, out, seed: int = 0, start: int = 0, fmt:
                     if fmt == "png":
                         rel = f"scenes/{index:06d}/frame_{fi:04d}.png"
                         (out / rel).parent.mkdir(parents=True, exist_ok=True)
-                        if not cv2.imwrite(str(out / rel), res.image):
+                        if not cv2.imwrite(str(out / rel), res.image, [cv2.IMWRITE_PNG_COMPRESSION, 1]):
                             raise OSError(f"could not write {out / rel}")
                         files.append(rel)
                     elif fmt == "mp4":

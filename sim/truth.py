@@ -218,10 +218,30 @@ def dodo_dash_answers(scn, board) -> dict:
         tok, racer = scn.initial.by_id()[proj], scn.initial.by_id()[meta["target"]]
         d = LineString(meta["path"]).distance(Point(racer.x, racer.y)) - tok.radius - racer.radius
         extra = {"path_clearance_mm": round(float(d), 4), "margin_mm": round(-float(d), 4)}
+    extra["racer_hex"] = racer_hexes(scn.final, board)
     return {**extra,"touched_racers": hit_order, "hits": hits, "first_hit": hit_order[0] if hit_order else None,
             "landed_on": [c.b if c.a == proj else c.a for c in scn.run.contacts if c.kind == "landing" and proj in (c.a, c.b)],
             "landed_at_s": landed[0].t if landed else None, "out_of_bounds": sorted(scn.run.out_of_bounds()),
             "projectile": meta["projectile"], "thrower": meta.get("thrower")}
+
+
+def racer_hexes(scene: Scene, board) -> dict:
+    """Racer id -> {track, index, off_centre_mm}: the hex whose centre is nearest its base centre."""
+    import numpy as np
+
+    out = {}
+    racers = [p for p in scene.pieces if p.kind == "racer"]
+    for p in racers:
+        best = None
+        for name, track in board.tracks.items():
+            c = track.centres()
+            d = np.hypot(c[:, 0] - p.x, c[:, 1] - p.y)
+            i = int(np.argmin(d))
+            if best is None or d[i] < best[2]:
+                best = (name, i, float(d[i]))
+        if best is not None:
+            out[p.id] = {"track": best[0], "index": best[1], "off_centre_mm": round(best[2], 3)}
+    return out
 
 
 def morris_answers(scn, board) -> dict:

@@ -222,3 +222,16 @@ def test_overlaps_and_frame_truth_shapes():
     assert ov["ball"]["scoring-zone-away"]["area_mm2"] == pytest.approx(math.pi * 9.5 ** 2, rel=1e-3)
     ft = frame_truth(scene, {"ball": {"base_px": (10.0, 20.0), "visible": 0.5}})
     assert ft["pieces"][0]["base_px"] == [10.0, 20.0] and ft["pieces"][0]["visible"] == 0.5
+
+
+def test_racer_hexes_against_the_track_table():
+    from sim.truth import racer_hexes
+
+    board = load_board("dodo-dash/dodorado-jungle")
+    outer = board.tracks["outer"].centres()
+    pieces = [PieceState("r1", "racer", outer[7][0] + 5.0, outer[7][1] - 3.0, 12.5, 45.0),
+              PieceState("r2", "racer", outer[0][0], outer[0][1], 12.5, 45.0)]
+    got = racer_hexes(Scene("dodo-dash", board.ref, pieces), board)
+    assert got["r1"]["track"] == "outer" and got["r1"]["index"] == 7
+    assert got["r1"]["off_centre_mm"] == pytest.approx(math.hypot(5.0, 3.0), abs=1e-3)
+    assert got["r2"] == {"track": "outer", "index": 0, "off_centre_mm": 0.0}

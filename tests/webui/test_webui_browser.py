@@ -100,7 +100,7 @@ def test_live_page_on_the_demo_table_shows_the_score_change_after_a_shot(server,
         page.wait_for_function(
             "() => [...document.querySelectorAll('.score-home, .score-away')].some(e => !/ 0$/.test(e.textContent))",
             timeout=90000)
-        assert page.locator("#board g.pieces circle").count() > 0
+        page.wait_for_function("() => document.querySelectorAll('#board g.pieces circle').length > 0", timeout=10000)
     finally:
         demo.stop()
 
@@ -206,7 +206,7 @@ def test_each_game_panel_renders_and_key_1_plays_the_first_legal_action(server, 
     page.goto(server.base + "/", wait_until="domcontentloaded")
     page.wait_for_selector("#actions button.act")
     assert words in page.locator("#panel").text_content()
-    assert page.locator("#board .regions > *, #board .tracks > *, #board .stones > *").count() > 0
+    page.wait_for_function("() => document.querySelectorAll('#board .regions > *, #board .tracks > *, #board .stones > *').length > 0")
     first = server.client.get(f"/api/matches/{mid}").get_json()["legal"][0]
     page.keyboard.press("1")
     page.wait_for_function("() => document.querySelector('#events div') !== null", timeout=5000)

@@ -50,7 +50,10 @@ def main(out_dir: str = "docs/img") -> int:
             for name, url, sel in shots:
                 page.goto(base + url, wait_until="domcontentloaded")
                 if sel:
-                    page.wait_for_selector(sel, timeout=10000)
+                    page.wait_for_selector(sel, timeout=10000, state="attached")
+                if name == "setup":  # show the registration feedback on the demo's frame
+                    page.click("#regnow")
+                    page.wait_for_selector("#regout .found", timeout=10000)
                 time.sleep(1.5)
                 page.screenshot(path=str(out / f"{name}.png"))
             page.set_viewport_size({"width": 1920, "height": 1080})

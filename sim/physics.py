@@ -16,7 +16,8 @@ Model
   ``landing`` contacts.
 - A carried ball rides on top of its carrier (``z`` = carrier height) and falls off when the
   carrier's acceleration passes ``max_accel_mm_s2`` (or at once when flicked faster than
-  ``max_launch_mm_s``); it then falls from the carrier's edge with the carrier's previous velocity.
+  ``max_launch_mm_s``); a jolt throws it over the carrier's edge with the carrier's previous
+  velocity, a too-fast flick slides the carrier out from under it and it drops where it was.
 - A piece is out of bounds once its footprint is completely outside the play area; it stops there.
 
 The contact log: one :class:`Contact` per touch with an impulse of at least ``min_contact_impulse``;
@@ -358,7 +359,7 @@ class _World:
             for other in self.items.values():
                 c = other.carry
                 if c is not None and c.carrier == action.piece and math.hypot(action.vx, action.vy) > c.max_launch_mm_s:
-                    self._fall(other, (0.0, 0.0), launch=True)
+                    self._fall(other, (0.0, 0.0), over_edge=False)
         elif isinstance(action, Launch):
             item.body.position = (action.x, action.y)
             item.body.velocity = (action.vx, action.vy)
@@ -379,16 +380,19 @@ class _World:
         item.body.velocity = carrier.body.velocity
         item.z = carrier.z + carrier.piece.height
 
-    def _fall(self, item: _Body, velocity, launch: bool = False) -> None:
-        """The carried ``item`` falls off its carrier's edge with ``velocity`` (mm/s, mat mm)."""
+    def _fall(self, item: _Body, velocity, over_edge: bool = True) -> None:
+        """The carried ``item`` falls with ``velocity`` (mm/s, mat mm): thrown over its carrier's edge
+        by a jolt (``over_edge``), or, when the carrier is flicked out from under it, from where it
+        was (it drops behind the carrier as the carrier slides away)."""
         carrier = self.items[item.carry.carrier]
-        cx, cy = carrier.body.position
-        dx, dy = item.carry.dx, item.carry.dy
-        ang = carrier.body.angle
-        ox, oy = dx * math.cos(ang) - dy * math.sin(ang), dx * math.sin(ang) + dy * math.cos(ang)
-        norm = math.hypot(ox, oy) or 1.0
-        reach = carrier.piece.radius + item.piece.radius + 0.5
-        item.body.position = (cx + ox / norm * reach, cy + oy / norm * reach)
+        if over_edge:
+            cx, cy = carrier.body.position
+            dx, dy = item.carry.dx, item.carry.dy
+            ang = carrier.body.angle
+            ox, oy = dx * math.cos(ang) - dy * math.sin(ang), dx * math.sin(ang) + dy * math.cos(ang)
+            norm = math.hypot(ox, oy) or 1.0
+            reach = carrier.piece.radius + item.piece.radius + 0.5
+            item.body.position = (cx + ox / norm * reach, cy + oy / norm * reach)
         item.body.velocity = velocity
         item.z = carrier.z + carrier.piece.height
         item.vz, item.ax, item.ay, item.bounce = 0.0, 0.0, 0.0, 0.6

@@ -109,6 +109,9 @@ def _check_legal(rep: Replayed, action: Any) -> None:
         raise ConflictError(f"illegal now: {exc}") from None
     except RulesError as exc:
         raise InputError(f"action: {exc}") from None
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:  # fields of the wrong type for the engine
+        raise InputError(f"action: {action.get('type')} could not be applied ({type(exc).__name__}: {exc}); "
+                         "check the types of its fields") from None
 
 
 # -- calls --------------------------------------------------------------------------------------

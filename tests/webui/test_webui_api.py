@@ -245,3 +245,22 @@ def test_loopback_server_rejects_other_host_names(tmp_path):
         assert c.get("/api/current", headers={"Host": host}).status_code == 200, host
     r = c.get("/api/current", headers={"Host": "rebound.example:8765"})
     assert r.status_code == 400 and "not trusted" in r.get_json()["error"]
+
+
+GAMES = [("dino-dunk", "dino-dunk/crater-court"), ("dodo-dash", "dodo-dash/dodorado-jungle"),
+         ("morris", "morris/waterfall"), ("dogo-dash", "dogo-dash/table")]
+
+
+@pytest.mark.parametrize("game, board", GAMES)
+def test_every_action_field_with_a_wrong_type_is_4xx(client, game, board):
+    """Each field of each action class of each engine, given values of the wrong type: never a 500."""
+    import dataclasses
+
+    from rules.core import engine_for
+
+    mid = client.post("/api/matches", json={"game": game, "board": board}).get_json()["id"]
+    for cls in engine_for(game).new_game().ACTIONS:
+        for f in dataclasses.fields(cls):
+            for value in ("x", -1, 10**9, None, [1], {"a": 1}, True, 1.5, ""):
+                r = client.post(f"/api/matches/{mid}/actions", json={"action": {"type": cls.__name__, f.name: value}})
+                assert r.status_code < 500, (cls.__name__, f.name, value, r.get_json())

@@ -88,6 +88,13 @@ class Observer:
         seen = back[..., :2] / back[..., 2:3]
         return seen + rng.standard_normal((n, P, 2)) * det_sigma[..., None]
 
+    def pair_sigma(self, seen: np.ndarray, det_sigma: np.ndarray, a: int = 0, b: int = 1) -> np.ndarray:
+        """(n,) the σ the observation claims for a margin between pieces a and b of each case (the
+        shared registration error cancels; :func:`referee.core.pair_sigma`)."""
+        from referee.core import pair_sigma
+
+        return pair_sigma(self.transform, seen[:, a], det_sigma[:, a], seen[:, b], det_sigma[:, b])
+
     def sigma(self, seen: np.ndarray, det_sigma: np.ndarray) -> np.ndarray:
         """(n, P) the σ the observation claims: registration σ at each seen position and the
         detection σ, in quadrature."""
@@ -119,7 +126,7 @@ def case_overlap_circle(rng, n, board, specs, cfg):
     m = rng.uniform(-MARGIN_MM, MARGIN_MM, n)
     xy = np.array([cx, cy]) + _unit(rng.uniform(0, 2 * np.pi, n)) * (R + r - m)[:, None]
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         return [v.answer for v in overlap_calls(seen[:, 0], r, sig[:, 0], zone, k=k)], None
     return xy[:, None], r[:, None], np.where(m > 0, "yes", "no"), judge
 
@@ -157,7 +164,7 @@ def case_overlap_polygon(rng, n, board, specs, cfg):
     xy, r = _band_sample(rng, n, truth_margin, lambda k: _dino_radii(rng, specs, k), -MARGIN_MM, MARGIN_MM, bbox)
     truth = truth_margin(xy, r) > 0
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         return [v.answer for v in overlap_calls(seen[:, 0], r, sig[:, 0], region, k=k)], None
     return xy[:, None], r[:, None], np.where(truth, "yes", "no"), judge
 
@@ -179,7 +186,7 @@ def case_out_of_bounds(rng, n, board, specs, cfg):
     truth = truth_margin(xy, r) > 0
     mat = shapely.box(0, 0, L, W)
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         return [v.answer for v in out_of_bounds_calls(seen[:, 0], r, sig[:, 0], mat, k=k)], None
     return xy[:, None], r[:, None], np.where(truth, "yes", "no"), judge
 
@@ -199,7 +206,7 @@ def case_three_point(rng, n, board, specs, cfg):
     a = rng.uniform(-1.0, 1.0, n) + (0 if side > 0 else np.pi)
     xy = np.array([cx, cy]) + _unit(a) * (R + m - shift)[:, None]  # centre distance d with d + shift = m
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         out = []
         for mode in THREE_POINT_MODES:
             sel = np.flatnonzero(modes == mode)
@@ -231,7 +238,7 @@ def case_foul_line(rng, n, board, specs, cfg):
     t = rng.uniform(0, 1, n)
     xy = a + t[:, None] * (b - a) + normal * (r + m)[:, None]  # whole ball behind by m
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         return [v.answer for v in behind_calls(seen[:, 0], r, sig[:, 0], line, front, k=k, mode="whole_disc")], None
     return xy[:, None], r[:, None], np.where(m > 0, "yes", "no"), judge
 
@@ -252,12 +259,12 @@ def case_card_length(rng, n, board, specs, cfg):
     ra, rb = _dino_radii(rng, specs, n), _dino_radii(rng, specs, n)
     xy, r, m = _pair_case(rng, n, board, specs, limit, ra, rb)
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         out = np.empty(n, dtype=object)
         for lim in np.unique(limit):
             sel = np.flatnonzero(limit == lim)
             out[sel] = [v.answer for v in within_calls(seen[sel, 0], ra[sel], sig[sel, 0], seen[sel, 1], rb[sel],
-                                                       sig[sel, 1], float(lim), k=k)]
+                                                       sig[sel, 1], float(lim), k=k, sigma=pair[sel])]
         return list(out), None
     return xy, r, np.where(m > 0, "yes", "no"), judge
 
@@ -270,8 +277,9 @@ def case_standard_placement(rng, n, board, specs, cfg):
     rb = _dino_radii(rng, specs, n)
     xy, r, m = _pair_case(rng, n, board, specs, np.full(n, gap), ra, rb)
 
-    def judge(seen, sig, k):
-        return [v.answer for v in standard_placement_calls(seen[:, 0], ra, sig[:, 0], seen[:, 1], rb, sig[:, 1], gap, k=k)], None
+    def judge(seen, sig, k, pair=None):
+        return [v.answer for v in standard_placement_calls(seen[:, 0], ra, sig[:, 0], seen[:, 1], rb, sig[:, 1], gap, k=k,
+                                                           sigma=pair)], None
     return xy, r, np.where(m > 0, "yes", "no"), judge
 
 
@@ -303,7 +311,7 @@ def case_line_of_sight(rng, n, board, specs, cfg):
         truth.append("yes" if clear > 0 else "no")
     xy, r = np.array(out_xy), np.array(out_r)
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         return [sight_calls(seen[i], r[i], sig[i], [(0, 1)], k=k)[0].answer for i in range(n)], None
     return xy, r, np.array(truth), judge
 
@@ -324,7 +332,7 @@ def case_line_of_sight_centre(rng, n, board, specs, cfg):
     xy = np.stack([a, b, c], axis=1)
     r = np.stack([rho, rho, rc], axis=1)
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         return [sight_calls(seen[i], r[i], sig[i], [(0, 1)], k=k, mode="centre")[0].answer for i in range(n)], None
     return xy, r, np.where(m > 0, "yes", "no"), judge
 
@@ -349,7 +357,7 @@ def case_hex(rng, n, board_unused, specs, cfg):
     truth = np.array([f"{track.name}:{h}" for h in np.argmin(d2, axis=1)])
     r = np.full(n, specs.piece("dodo-dash", "racer").radius)
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         vs = hex_calls(seen[:, 0], sig[:, 0], track, k=k)
         return [v.answer for v in vs], [v.finding for v in vs]
     return xy[:, None], r[:, None], truth, judge
@@ -380,11 +388,12 @@ def case_projectile(rng, n, board, specs, cfg):
         r[q] = racer_r, (banana.radius if not is_log[q] else 0.0)
         truth.append("yes" if g[0] < 0 else "no")
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         out = []
         for q in range(n):
             fp = dict(fps[q], xy=tuple(seen[q, 1]))
-            out.append(hit_calls(seen[q, :1], racer_r, sig[q, :1], fp, float(sig[q, 1]), k=k)[0].answer)
+            out.append(hit_calls(seen[q, :1], racer_r, sig[q, :1], fp, float(sig[q, 1]), k=k,
+                                 pair_sigma=pair[q:q + 1])[0].answer)
         return out, None
     return xy, r, np.array(truth), judge
 
@@ -440,17 +449,19 @@ def sim_cases(kind: str, rng, n, scenes: int, seed: int):
     xy, r = np.array(xy)[:n], np.array(r)[:n]
     truth, meta = np.array(truth)[:n], meta[:n]
 
-    def judge(seen, sig, k):
+    def judge(seen, sig, k, pair=None):
         out = []
         for q in range(len(seen)):
             if kind == "zone-edge":
                 out.append(overlap_calls(seen[q, :1], r[q, :1], sig[q, :1], meta[q], k=k)[0].answer)
             else:
                 out.append(within_calls(seen[q, :1], r[q, :1], sig[q, :1], seen[q, 1:], r[q, 1:], sig[q, 1:], meta[q],
-                                        k=k)[0].answer)
+                                        k=k, sigma=pair[q:q + 1])[0].answer)
         return out, None
     return board, xy, r, truth, judge, len(scs)
 
+
+PAIR_CALLS = ("card length", "standard placement", "projectile touch")
 
 CASES = {
     "overlap (disc vs circle zone)": case_overlap_circle,
@@ -529,13 +540,16 @@ def bench_referee(n: int = 10000, seed: int = 0, k: float | None = None, calls=N
                 case_board = load_board("dodo-dash/dodorado-jungle")
         seen = np.zeros_like(xy, dtype=np.float64)
         sig = np.zeros(xy.shape[:2])
+        pair = np.zeros(len(xy))
         for sel in np.array_split(np.arange(len(xy)), cameras):
             obs = Observer(case_board, rng)
             det = rng.uniform(0.15, 1.0, (len(sel), xy.shape[1]))
             seen[sel] = obs.observe(xy[sel], det, rng)
             sig[sel] = obs.sigma(seen[sel], det)
-        answers, findings = judge(seen, sig, k)
-        all_sig = _call_sigma(sig, name)
+            if xy.shape[1] >= 2:
+                pair[sel] = obs.pair_sigma(seen[sel], det)
+        answers, findings = judge(seen, sig, k, pair)
+        all_sig = pair if name in PAIR_CALLS or "card gap" in name else _call_sigma(sig, name)
         row = _score(answers, findings, truth, all_sig, k, name)
         rows.append(row)
         if log:

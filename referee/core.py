@@ -189,20 +189,12 @@ def decide(margin, sigma, k: float) -> np.ndarray:
     return out
 
 
-def registration_sigma(transform, points_mm, floor_mm: float = 0.0) -> np.ndarray:
-    """(n,) registration 1-σ in mm at (n, 2) mat-mm points, along the worst direction.
-
-    ``MatTransform.sigma_mm`` reports the RMS of the x and y errors; a margin is measured along one
-    direction, which can be the worse axis (an oblique camera stretches the error along its line of
-    sight), so the referee takes the largest principal σ of the same propagated covariance,
-    √λmax ≥ sigma_mm. Without a covariance it is ``sigma_mm`` (the residual times the local scale);
-    0 without a transform; never below ``floor_mm``."""
-    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
-    if transform is None or len(pts) == 0:
-        return np.full(len(pts), float(floor_mm))
+def _registration_jacobian(transform, pts: np.ndarray):
+    """(n, 2, 8) d(mat mm)/d(h): how an error in the registration's homography parameters moves the
+    mat position computed for each point; None without a covariance to propagate."""
     cov_h = getattr(transform, "cov_h", None)
     if cov_h is None or not hasattr(transform, "H"):
-        return np.maximum(np.asarray(transform.sigma_mm(pts), dtype=np.float64), floor_mm)
+        return None
     from calibration.transform import homography_param_jacobian
 
     H = np.asarray(transform.H, dtype=np.float64)
@@ -215,12 +207,47 @@ def registration_sigma(transform, points_mm, floor_mm: float = 0.0) -> np.ndarra
     J[:, 0, 1] = (H[0, 1] * w - u * H[2, 1]) / w ** 2
     J[:, 1, 0] = (H[1, 0] * w - v * H[2, 0]) / w ** 2
     J[:, 1, 1] = (H[1, 1] * w - v * H[2, 1]) / w ** 2
-    Jinv = np.linalg.inv(J)
-    Jh = homography_param_jacobian(H, pts)
-    cov_px = Jh @ np.asarray(cov_h, dtype=np.float64) @ np.transpose(Jh, (0, 2, 1))
-    cov_mm = Jinv @ cov_px @ np.transpose(Jinv, (0, 2, 1))
-    worst = np.sqrt(np.maximum(np.linalg.eigvalsh(cov_mm)[:, -1], 0.0))
-    return np.maximum(worst, floor_mm)
+    return -np.linalg.inv(J) @ homography_param_jacobian(H, pts)
+
+
+def _worst(G: np.ndarray, cov_h) -> np.ndarray:
+    cov_mm = G @ np.asarray(cov_h, dtype=np.float64) @ np.transpose(G, (0, 2, 1))
+    return np.sqrt(np.maximum(np.linalg.eigvalsh(cov_mm)[:, -1], 0.0))
+
+
+def registration_sigma(transform, points_mm, floor_mm: float = 0.0) -> np.ndarray:
+    """(n,) registration 1-σ in mm at (n, 2) mat-mm points, along the worst direction.
+
+    ``MatTransform.sigma_mm`` reports the RMS of the x and y errors; a margin is measured along one
+    direction, which can be the worse axis (an oblique camera stretches the error along its line of
+    sight), so the referee takes the largest principal σ of the same propagated covariance,
+    √λmax ≥ sigma_mm. Without a covariance it is ``sigma_mm`` (the residual times the local scale);
+    0 without a transform; never below ``floor_mm``."""
+    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    if transform is None or len(pts) == 0:
+        return np.full(len(pts), float(floor_mm))
+    G = _registration_jacobian(transform, pts)
+    if G is None:
+        return np.maximum(np.asarray(transform.sigma_mm(pts), dtype=np.float64), floor_mm)
+    return np.maximum(_worst(G, transform.cov_h), floor_mm)
+
+
+def pair_sigma(transform, xy_a, det_a, xy_b, det_b, floor_mm: float = 0.0) -> np.ndarray:
+    """(n,) 1-σ in mm of a margin between n pairs of pieces (a gap, a touch): the registration error
+    of the *difference* of the two positions (both are seen through the same homography, so most of
+    its error is shared and cancels), worst direction, and both detection σ, in quadrature. Without a
+    covariance the two pieces' full σ are added in quadrature (no cancellation assumed)."""
+    a = np.asarray(xy_a, dtype=np.float64).reshape(-1, 2)
+    b = np.asarray(xy_b, dtype=np.float64).reshape(-1, 2)
+    da = np.broadcast_to(np.asarray(det_a, dtype=np.float64), (len(a),))
+    db = np.broadcast_to(np.asarray(det_b, dtype=np.float64), (len(b),))
+    if len(a) == 0:
+        return np.zeros(0)
+    Ga = _registration_jacobian(transform, a) if transform is not None else None
+    if Ga is None:
+        return quadrature(piece_sigma(transform, a, da, floor_mm), piece_sigma(transform, b, db, floor_mm))
+    rel = _worst(Ga - _registration_jacobian(transform, b), transform.cov_h)
+    return np.sqrt(np.maximum(rel, np.sqrt(2) * floor_mm) ** 2 + da ** 2 + db ** 2)
 
 
 def piece_sigma(transform, points_mm, detection_sigma, floor_mm: float = 0.0) -> np.ndarray:

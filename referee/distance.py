@@ -11,8 +11,9 @@ Character Card, while a long card length refers to the length" (``Specs.short_ca
 ``long_card_mm`` 88.9). "Standard placement": "the distance between both tokens is within the
 height of one medium wooden disc" (``Specs.placement_gap_mm``, 9).
 
-σ of a gap: both pieces' σ in quadrature (registration errors of two near pieces are correlated
-and partly cancel; ignoring that is conservative).
+σ of a gap: both pieces' σ in quadrature, or, better, :func:`referee.core.pair_sigma` passed as
+``sigma``: the registration error of the difference of the two positions (two near pieces are seen
+through the same homography, so most of its error is shared and cancels) and both detection σ.
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ def closest_points(xy_a, radius_a, xy_b, radius_b) -> tuple[np.ndarray, np.ndarr
 
 
 def within_calls(xy_a, radius_a, sigma_a, xy_b, radius_b, sigma_b, limit_mm: float, *, k: float,
-                 names_a=None, names_b=None, limit_name: str = "", frame_ids=()) -> list[Verdict]:
+                 names_a=None, names_b=None, limit_name: str = "", frame_ids=(), sigma=None) -> list[Verdict]:
     """"Is piece a_i within ``limit_mm`` of piece b_i (edge to edge)?" for n pairs (row-aligned
-    arrays). yes when the gap is at most the limit; a negative gap counts as 0 (touching)."""
+    arrays). yes when the gap is at most the limit; a negative gap counts as 0 (touching). The gap's
+    σ is ``sigma`` (n,) when given (:func:`referee.core.pair_sigma`, which lets the shared
+    registration error cancel), else ``sigma_a`` and ``sigma_b`` in quadrature."""
     a, ra = _arrays(xy_a, radius_a)
     b, rb = _arrays(xy_b, radius_b)
     if len(a) != len(b):
@@ -56,7 +59,7 @@ def within_calls(xy_a, radius_a, sigma_a, xy_b, radius_b, sigma_b, limit_mm: flo
     names_b = list(names_b) if names_b is not None else [f"piece {i}" for i in range(len(b))]
     gap = np.maximum(np.diagonal(edge_gaps(a, ra, b, rb)) if len(a) else np.zeros(0), 0.0)
     margin = limit_mm - gap
-    sigma = quadrature(sigma_a, sigma_b)
+    sigma = quadrature(sigma_a, sigma_b) if sigma is None else sigma
     pa, pb = closest_points(a, ra, b, rb)
     lname = limit_name or f"{limit_mm:g} mm"
     evidence = [(Circle(*map(float, a[i]), float(ra[i]), label=names_a[i]),
@@ -72,7 +75,7 @@ def within_calls(xy_a, radius_a, sigma_a, xy_b, radius_b, sigma_b, limit_mm: flo
 
 
 def distance_calls(xy_a, radius_a, sigma_a, xy_b, radius_b, sigma_b, *, k: float, names_a=None,
-                   names_b=None, frame_ids=()) -> list[Verdict]:
+                   names_b=None, frame_ids=(), sigma=None) -> list[Verdict]:
     """"How far apart are a_i and b_i (edge to edge)?" as verdicts on "are they apart (gap > 0)?":
     the measurement is the gap in mm, too_close when the two are within k σ of touching."""
     a, ra = _arrays(xy_a, radius_a)
@@ -86,20 +89,21 @@ def distance_calls(xy_a, radius_a, sigma_a, xy_b, radius_b, sigma_b, *, k: float
                  Distance(*map(float, pa[i]), *map(float, pb[i]), float(gap[i]), label=f"gap {gap[i]:.1f} mm"))
                 for i in range(len(a))]
     return make_verdicts([f"distance between {na} and {nb} (apart?)" for na, nb in zip(names_a, names_b)],
-                         value=gap, threshold=0.0, margin=gap, sigma=quadrature(sigma_a, sigma_b), k=k,
+                         value=gap, threshold=0.0, margin=gap,
+                         sigma=quadrature(sigma_a, sigma_b) if sigma is None else sigma, k=k,
                          evidence=evidence, frame_ids=frame_ids,
                          detail=[{"a": na, "b": nb, "gap_mm": float(g)} for na, nb, g in zip(names_a, names_b, gap)])
 
 
 def standard_placement_calls(xy_placed, radius_placed, sigma_placed, xy_target, radius_target, sigma_target,
                              gap_mm: float, *, k: float, names_placed=None, names_target=None,
-                             frame_ids=()) -> list[Verdict]:
+                             frame_ids=(), sigma=None) -> list[Verdict]:
     """"Is the placed token adjacent to its target by standard placement (gap ≤ ``gap_mm``)?"
     The lower bound (touching, gap 0) is where tokens are normally placed, so only the upper bound
     is a margin: a measured overlap reads as touching."""
     verdicts = within_calls(xy_placed, radius_placed, sigma_placed, xy_target, radius_target, sigma_target,
                             gap_mm, k=k, names_a=names_placed, names_b=names_target,
-                            limit_name=f"standard placement ({gap_mm:g} mm)", frame_ids=frame_ids)
+                            limit_name=f"standard placement ({gap_mm:g} mm)", frame_ids=frame_ids, sigma=sigma)
     return verdicts
 
 

@@ -204,13 +204,15 @@ def footprint_gaps(xy, radius, footprint: dict) -> tuple[np.ndarray, np.ndarray]
 
 
 def hit_calls(xy, radius, sigma, footprint: dict, footprint_sigma: float, *, k: float, names=None,
-              projectile: str = "projectile", frame_ids=()) -> list[Verdict]:
-    """"Did the ``projectile``'s landing footprint touch racer i?" for n racers (touch: gap ≤ 0)."""
+              projectile: str = "projectile", frame_ids=(), pair_sigma=None) -> list[Verdict]:
+    """"Did the ``projectile``'s landing footprint touch racer i?" for n racers (touch: gap ≤ 0).
+    σ: ``pair_sigma`` (n,) when given (:func:`referee.core.pair_sigma`), else each racer's and the
+    footprint's σ in quadrature."""
     xy, radius = _arrays(xy, radius)
     names = list(names) if names is not None else [f"racer {i}" for i in range(len(xy))]
     gap, near = footprint_gaps(xy, radius, footprint)
     margin = -gap
-    sigma = quadrature(sigma, footprint_sigma)
+    sigma = quadrature(sigma, footprint_sigma) if pair_sigma is None else pair_sigma
     fp = _footprint_shape(footprint, projectile)
     evidence = [(fp, Circle(*map(float, c), float(r), label=nm),
                  Distance(*map(float, c), *map(float, p), float(g), label=f"gap {g:+.1f} mm"))

@@ -26,9 +26,24 @@ class Pieces:
     kinds: tuple
     teams: tuple
     frame_ids: tuple
+    detection_sigma: np.ndarray | None = None
+    transform: object = None
+    floor_mm: float = 0.0
 
     def __len__(self) -> int:
         return len(self.xy)
+
+    def pair_sigma(self, ia, ib) -> np.ndarray:
+        """(n,) σ of a margin between pieces ``ia[i]`` and ``ib[i]`` (index arrays): the shared
+        registration error cancels (:func:`referee.core.pair_sigma`); when the detection σ is not
+        known apart from the registration's, the two full σ in quadrature."""
+        from referee.core import pair_sigma, quadrature
+
+        ia, ib = np.atleast_1d(ia), np.atleast_1d(ib)
+        if self.detection_sigma is None:
+            return quadrature(self.sigma[ia], self.sigma[ib])
+        return pair_sigma(self.transform, self.xy[ia], self.detection_sigma[ia], self.xy[ib],
+                          self.detection_sigma[ib], self.floor_mm)
 
 
 def piece_names(obs) -> list[str]:
@@ -54,9 +69,12 @@ def gather(obs, transform=None, floor_mm: float = 0.0, sigma_includes_registrati
         from referee.core import registration_sigma
 
         sigma = np.maximum(obs.sigma, registration_sigma(transform, obs.xy, floor_mm))
+        detection = None
     else:
         sigma = piece_sigma(transform, obs.xy, obs.sigma, floor_mm)
-    return Pieces(xy=obs.xy.copy(), radius=obs.radius.copy(), sigma=sigma,
+        detection = obs.sigma.copy()
+    return Pieces(xy=obs.xy.copy(), radius=obs.radius.copy(), sigma=sigma, detection_sigma=detection,
+                  transform=transform, floor_mm=floor_mm,
                   names=tuple(piece_names(obs)), kinds=tuple(str(k) for k in obs.kind),
                   teams=tuple(str(t) for t in obs.attribute("team")),
                   frame_ids=(int(obs.frame_index),) if obs.frame_index >= 0 else ())

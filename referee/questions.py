@@ -118,10 +118,10 @@ def ask(question: str, board, obs, config, *, transform=None, specs=None) -> lis
             lname = f"one {m[2].lower()} card length ({limit:g} mm)"
         else:
             limit, lname = float(m[3]), f"{float(m[3]):g} mm"
-        (v,) = distance.within_calls(xa, ra, sa, xb, rb, sb, limit, k=k, names_a=na, names_b=nb, limit_name=lname,
-                                     frame_ids=p.frame_ids)
-        # where P may be placed within that distance of Q (on the mat, clear of the other pieces)
         ia, ib = find(obs, m[1]), find(obs, m[4])
+        (v,) = distance.within_calls(xa, ra, sa, xb, rb, sb, limit, k=k, names_a=na, names_b=nb, limit_name=lname,
+                                     frame_ids=p.frame_ids, sigma=p.pair_sigma(ia, ib))
+        # where P may be placed within that distance of Q (on the mat, clear of the other pieces)
         others = [i for i in range(len(obs)) if i not in (ia, ib)]
         area = distance.placement_area(xb[0], float(rb[0]), float(ra[0]), limit, mat=shapely.box(0, 0, *board.size_mm),
                                        others_xy=p.xy[others], others_radius=p.radius[others])
@@ -130,15 +130,16 @@ def ask(question: str, board, obs, config, *, transform=None, specs=None) -> lis
                         detail={**v.detail, "placement_area_mm2": float(area.area)})]
     m = re.fullmatch(rf"{NAME} adjacent to {NAME}", q, re.I)
     if m:
-        _, xa, ra, sa, na = one(m[1])
-        _, xb, rb, sb, nb = one(m[2])
+        ia, xa, ra, sa, na = one(m[1])
+        ib, xb, rb, sb, nb = one(m[2])
         return distance.standard_placement_calls(xa, ra, sa, xb, rb, sb, specs.placement_gap_mm, k=k, names_placed=na,
-                                                 names_target=nb, frame_ids=p.frame_ids)
+                                                 names_target=nb, frame_ids=p.frame_ids, sigma=p.pair_sigma(ia, ib))
     m = re.fullmatch(rf"distance between {NAME} and {NAME}", q, re.I)
     if m:
-        _, xa, ra, sa, na = one(m[1])
-        _, xb, rb, sb, nb = one(m[2])
-        return distance.distance_calls(xa, ra, sa, xb, rb, sb, k=k, names_a=na, names_b=nb, frame_ids=p.frame_ids)
+        ia, xa, ra, sa, na = one(m[1])
+        ib, xb, rb, sb, nb = one(m[2])
+        return distance.distance_calls(xa, ra, sa, xb, rb, sb, k=k, names_a=na, names_b=nb, frame_ids=p.frame_ids,
+                                       sigma=p.pair_sigma(ia, ib))
     m = re.fullmatch(rf"line-of-sight {NAME} to {NAME}(?: by (\w+))?", q, re.I)
     if m:
         i, j = find(obs, m[1]), find(obs, m[2])
@@ -162,11 +163,12 @@ def ask(question: str, board, obs, config, *, transform=None, specs=None) -> lis
     m = re.fullmatch(rf"{NAME} touches {NAME}", q, re.I)
     if m:
         f = find(obs, m[1])
-        _, xy, r, s, n = one(m[2])
+        ir, xy, r, s, n = one(m[2])
         fp = {"xy": tuple(obs.xy[f]), "radius": float(obs.radius[f])}
         if obs.size[f].min() > 0 and str(obs.kind[f]) == "log":
             fp = {"xy": tuple(obs.xy[f]), "size": tuple(obs.size[f]), "angle": float(obs.angle[f])}
-        return hexes.hit_calls(xy, r, s, fp, float(p.sigma[f]), k=k, names=n, projectile=p.names[f], frame_ids=p.frame_ids)
+        return hexes.hit_calls(xy, r, s, fp, float(p.sigma[f]), k=k, names=n, projectile=p.names[f], frame_ids=p.frame_ids,
+                               pair_sigma=p.pair_sigma(ir, f))
     m = re.fullmatch(rf"{NAME} (face|colour|color|card)", q, re.I)
     if m:
         i = find(obs, m[1])

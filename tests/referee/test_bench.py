@@ -31,3 +31,17 @@ def test_small_bench_runs_and_is_never_confidently_wrong():
     assert all(r.correct + r.too_close + r.wrong == r.n for r in rows)
     assert all(r.wrong == 0 for r in rows)
     assert "wrong*" in format_table(rows)
+
+
+def test_observer_pair_noise_matches_claimed_pair_sigma():
+    board = load_board("dino-dunk/crater-court")
+    rng = np.random.default_rng(4)
+    obs = Observer(board, rng)
+    pts = np.array([[[150.0, 200.0], [230.0, 260.0]]])
+    n = 4000
+    det = np.tile([[0.2, 0.4]], (n, 1))
+    seen = obs.observe(np.broadcast_to(pts, (n, 2, 2)).copy(), det, rng)
+    diff = (seen[:, 0] - seen[:, 1]) - (pts[0, 0] - pts[0, 1])
+    worst = np.sqrt(np.linalg.eigvalsh(np.cov(diff.T))[-1])
+    claimed = obs.pair_sigma(pts, det[:1])[0]
+    assert worst <= claimed * 1.1 and worst >= claimed * 0.8  # never under-claimed; not far over

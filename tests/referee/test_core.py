@@ -81,3 +81,21 @@ def test_observation_sigma_may_already_include_registration():
     obs = Observation.from_pieces([{"xy": [0, 0], "radius": 1, "sigma": 0.4}, {"xy": [5, 0], "radius": 1, "sigma": 0.1}])
     assert np.allclose(gather(obs, T()).sigma, [0.5, np.hypot(0.3, 0.1)])
     assert np.allclose(gather(obs, T(), sigma_includes_registration=True).sigma, [0.4, 0.3])
+
+
+def test_pair_sigma_lets_the_shared_registration_error_cancel():
+    from calibration.board import load_board
+    from calibration.transform import homography_covariance
+    from referee.core import pair_sigma, registration_sigma
+    from sim.camera import look_at
+
+    board = load_board("dino-dunk/crater-court")
+    T = look_at((457, 305), 800, 30, 0, 0, 75, (960, 540)).transform()
+    T.cov_h = homography_covariance(T.H, board.corners_mm(), 0.5)
+    a, b = np.array([[200.0, 300.0]]), np.array([[260.0, 300.0]])
+    same = pair_sigma(T, a, 0.3, a, 0.4)
+    assert same[0] == pytest.approx(0.5)  # the same point: only the detections count
+    near = pair_sigma(T, a, 0.0, b, 0.0)[0]
+    assert 0 < near < np.hypot(*registration_sigma(T, np.vstack([a, b])))  # partly shared, so less than independent
+    assert np.allclose(pair_sigma(None, a, 0.3, b, 0.4), 0.5)  # no covariance: plain quadrature
+    assert pair_sigma(T, np.zeros((0, 2)), 0.3, np.zeros((0, 2)), 0.3).shape == (0,)

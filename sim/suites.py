@@ -6,7 +6,9 @@ Suites (frame: mat mm; see the game modules in :mod:`sim.scenarios` for what eac
 
 - ``dino-dunk/shots``      Shoot / Pass / Dunk / Move in turn, on both mats
 - ``dino-dunk/fouls``      a disc flicked at the ball carrier: direct, chain, close
-- ``dino-dunk/near-miss``  ball edge 0-3 mm inside/outside the zone; disc gap within 3 mm of a card length
+- ``dino-dunk/near-miss``  ball edge 0-3 mm inside/outside the zone; disc gap within 3 mm of a card
+                           length; shooter 0-3 mm over/short of the three-point line; ball placed
+                           within 3 mm of the standard-placement gap
 - ``dodo-dash/throws``     the six projectiles in turn at 2-5 racers
 - ``dodo-dash/near-miss``  an Egg passing a racer with a clearance of -3..3 mm
 - ``morris/eggs``          one or two eggs off the toucan, whole or broken
@@ -97,8 +99,9 @@ SUITES = {s.name: s for s in [
           _dd("make_shot", ("shoot", "pass", "dunk", "move"))),
     Suite("dino-dunk/fouls", "dino-dunk", DD_BOARDS, "a disc flicked at the ball carrier: direct, chain, close",
           _dd("make_foul", ("direct", "chain", "close"))),
-    Suite("dino-dunk/near-miss", "dino-dunk", DD_BOARDS, "ball edge or disc gap within 3 mm of the line",
-          _dd("make_near_miss", ("zone-edge", "card-gap")), near_miss=True),
+    Suite("dino-dunk/near-miss", "dino-dunk", DD_BOARDS,
+          "ball edge / disc gap / shooter edge / ball placement within 3 mm of the line",
+          _dd("make_near_miss", ("zone-edge", "card-gap", "three-point", "placement-gap")), near_miss=True),
     Suite("dodo-dash/throws", "dodo-dash", DODO_BOARDS, "the six projectiles in turn at 2-5 racers", _dodo_throw),
     Suite("dodo-dash/near-miss", "dodo-dash", DODO_BOARDS, "an Egg passing a racer at -3..3 mm clearance", _dodo_near,
           near_miss=True),

@@ -200,6 +200,14 @@ def dino_dunk_answers(scn, board) -> dict:
         ans["margin_mm"] = round(meta["card_mm"] - d, 4)
     elif meta.get("near_miss") == "zone-edge":
         ans["margin_mm"] = ans.get("ball_zone_margin_mm")
+    elif meta.get("near_miss") == "three-point":  # > 0: the shooter overlaps the three-point area
+        shooter = scn.initial.by_id()[actor]
+        ans["margin_mm"] = round(region_margin(shooter, board.region(meta["three_point_region"]).geometry), 4)
+    elif meta.get("near_miss") == "placement-gap":
+        gap = edge_distance(by_id[actor], by_id["ball"])
+        ans["placement_gap_mm"] = round(gap, 4)
+        ans["standard_placement"] = 0.0 <= gap <= meta["standard_gap_mm"]
+        ans["margin_mm"] = round(meta["standard_gap_mm"] - gap, 4)
     return ans
 
 

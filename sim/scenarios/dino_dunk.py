@@ -30,7 +30,7 @@ GAME = "dino-dunk"
 SIDES = ("home", "away")
 SHOT_KINDS = ("shoot", "pass", "dunk", "move")
 FOUL_MODES = ("direct", "chain", "close")
-NEAR_MISS_KINDS = ("zone-edge", "card-gap")
+NEAR_MISS_KINDS = ("zone-edge", "card-gap", "three-point", "placement-gap")
 
 
 def other(side: str) -> str:
@@ -279,8 +279,11 @@ def _pt(x, y):
 
 def make_near_miss(rng, board, specs, cfg, which: str | None = None, seed: int = 0) -> Scenario:
     """The answer hinges on 0-3 mm: ``zone-edge`` (the ball's edge stops ``margin`` mm inside (+) or
-    outside (-) the target zone) or ``card-gap`` (a disc stops at an edge-to-edge gap of a card
-    length - ``margin`` mm from another disc: > 0 within reach). ``meta['intended_margin_mm']`` is the set-up margin;
+    outside (-) the target zone), ``card-gap`` (a disc stops at an edge-to-edge gap of a card
+    length - ``margin`` mm from another disc: > 0 within reach), ``three-point`` (the shooter's edge
+    ``margin`` mm over (+, 2 points) or short of (-, 3 points) the three-point line, then a Shoot) or
+    ``placement-gap`` (the ball placed at a gap of 9 - ``margin`` mm from its carrier: > 0 a valid
+    standard placement; nothing moves). ``meta['intended_margin_mm']`` is the set-up margin;
     the ground truth measures the real one."""
     which = which or str(rng.choice(NEAR_MISS_KINDS))
     if which not in NEAR_MISS_KINDS:
@@ -321,6 +324,10 @@ def make_near_miss(rng, board, specs, cfg, which: str | None = None, seed: int =
                     three_point_region=next((r.name for r in board.regions_of_kind("three-point") if r.team == target.team), None))
         pieces = _fill(rng, board, specs, cfg, [shooter, ball], keep)
         return _finish(board, cfg, "dino-dunk/near-miss", seed, pieces, actions, meta)
+    if which == "three-point":
+        return _near_three_point(rng, board, specs, cfg, margin, offense, meta, seed)
+    if which == "placement-gap":
+        return _near_placement(rng, board, specs, cfg, margin, offense, meta, seed)
     # card-gap: the mover slides straight at a target disc and stops card length + margin short
     length_name = str(rng.choice(["short", "long"]))
     card = specs.short_card_mm if length_name == "short" else specs.long_card_mm
@@ -348,3 +355,57 @@ def make_near_miss(rng, board, specs, cfg, which: str | None = None, seed: int =
     keep = corridor(mx, my, tx, ty, max(r_m, r_t) + 30.0)
     pieces = _fill(rng, board, specs, cfg, [mover, target], keep)
     return _finish(board, cfg, "dino-dunk/near-miss", seed, pieces, actions, meta)
+
+
+def _three_point(board, target) -> object:
+    region = next((r for r in board.regions_of_kind("three-point") if r.team == target.team), None)
+    if region is None:
+        raise ScenarioError(f"{board.ref} has no three-point region for team {target.team!r}")
+    return region
+
+
+def _near_three_point(rng, board, specs, cfg, margin, offense, meta, seed) -> Scenario:
+    """The shooter's edge ``margin`` mm over (+) / short of (-) the three-point line; it shoots."""
+    from sim.truth import region_margin
+
+    target = zone(board, other(offense))
+    zc = _zone_circle(target)
+    three = _three_point(board, target)
+    roster = _roster(cfg)
+    i_s = int(rng.integers(1, len(roster) + 1))
+    r_s = specs.piece(GAME, roster[i_s - 1]).radius
+    r3 = float(three.params[2]) if three.shape == "circle" else math.sqrt(three.geometry.area / math.pi)
+    area = play_area(board)
+    for _ in range(200):
+        a = _court_direction(board, zc) + math.radians(float(rng.uniform(-70, 70)))
+        d = r3 + r_s - margin  # the disc's centre from the arc's centre
+        x, y = zc[0] + d * math.cos(a), zc[1] + d * math.sin(a)
+        shooter = _disc(specs, offense, i_s, roster[i_s - 1], x, y)
+        if area.buffer(-r_s - 30).contains(_pt(x, y)) and abs(region_margin(shooter, three.geometry) - margin) < 1e-3:
+            break
+    else:
+        raise ScenarioError("no room for a three-point near miss")
+    r_b = specs.piece(GAME, "ball").radius
+    bx, by, gap = _adjacent(rng, x, y, r_s, r_b, math.atan2(zc[1] - y, zc[0] - x), cfg)
+    ball = piece(specs, GAME, "ball", "ball", bx, by)
+    vx, vy = _aimed(rng, cfg, bx, by, zc[0], zc[1], (0.8, 1.2))
+    meta.update(action="shoot", actor=shooter.id, carrier=shooter.id, target_zone=target.name, three_point_region=three.name)
+    pieces = _fill(rng, board, specs, cfg, [shooter, ball], corridor(bx, by, zc[0], zc[1], 30.0))
+    return _finish(board, cfg, "dino-dunk/near-miss", seed, pieces, [Flick("ball", vx, vy)], meta)
+
+
+def _near_placement(rng, board, specs, cfg, margin, offense, meta, seed) -> Scenario:
+    """The ball placed at a gap of (standard gap - ``margin``) mm from its carrier; nothing moves."""
+    roster = _roster(cfg)
+    i_c = int(rng.integers(1, len(roster) + 1))
+    r_c = specs.piece(GAME, roster[i_c - 1]).radius
+    r_b = specs.piece(GAME, "ball").radius
+    cx, cy = free_spot(rng, play_area(board).buffer(-80), r_c, [], _forbidden(board), gap=40.0)
+    gap = specs.placement_gap_mm - margin
+    a = float(rng.uniform(-math.pi, math.pi))
+    carrier = _disc(specs, offense, i_c, roster[i_c - 1], cx, cy)
+    ball = piece(specs, GAME, "ball", "ball", cx + (r_c + gap + r_b) * math.cos(a), cy + (r_c + gap + r_b) * math.sin(a))
+    meta.update(action="place", actor=carrier.id, carrier=carrier.id, placement_gap_mm=gap,
+                standard_gap_mm=specs.placement_gap_mm)
+    pieces = _fill(rng, board, specs, cfg, [carrier, ball], _pt(ball.x, ball.y).buffer(r_b + 15.0))
+    return _finish(board, cfg, "dino-dunk/near-miss", seed, pieces, [], meta)

@@ -40,7 +40,7 @@ NEAR = [n for n, s in SUITES.items() if s.near_miss]
 @pytest.mark.parametrize("name", NEAR)
 def test_near_miss_suites_hinge_on_three_millimetres(name):
     margins = []
-    for scn in generate(name, 10, seed=2):
+    for scn in generate(name, 12, seed=2):
         ans = scenario_truth(scn, load_board(scn.board))["answers"]
         m = ans["margin_mm"]
         margins.append(m)
@@ -56,6 +56,10 @@ def test_near_miss_suites_hinge_on_three_millimetres(name):
             assert ans["ball_overlaps_zone"] == (m > 0)
         if scn.meta.get("near_miss") == "card-gap":
             assert ans["within_card_length"] == (m > 0)
+        if scn.meta.get("near_miss") == "three-point":
+            assert ans["shooter_outside_three_point"] == (m <= 0)
+        if scn.meta.get("near_miss") == "placement-gap":
+            assert ans["standard_placement"] == (m >= 0)
     assert min(margins) < 0 < max(margins)  # both sides of the line
 
 

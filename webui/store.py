@@ -281,7 +281,7 @@ def replay_rows(match: dict, rows: list[dict], into: Replayed | None = None) -> 
     for row in rows:
         try:
             apply_row(rep, row)
-        except (RulesError, KeyError, TypeError) as exc:
+        except (RulesError, KeyError, TypeError, AttributeError, IndexError) as exc:
             rep.problems.append({"seq": row["seq"], "kind": row["kind"], "error": str(exc)})
         rep.seq = row["seq"]
     return rep

@@ -111,3 +111,28 @@ def test_dogo_dash_reveal():
     assert r.pending["seat2"].proposed is None
     with pytest.raises(PendingFactError):
         r.pending["seat2"].confirm()
+
+
+def test_shot_on_simulated_near_misses_matches_the_ground_truth():
+    sim_dd = pytest.importorskip("sim.scenarios.dino_dunk")
+    import numpy as np
+
+    from calibration.specs import load_specs
+    from sim.config import load_sim_config
+    from sim.truth import region_margin
+
+    board, specs, cfg = load_board("dino-dunk/crater-court"), load_specs(), load_sim_config()
+    checked = 0
+    for seed in range(12):
+        sc = sim_dd.make_near_miss(np.random.default_rng(seed), board, specs, cfg, which="zone-edge", seed=seed)
+        pieces = [{"xy": [p.x, p.y], "radius": p.radius, "kind": p.kind, "sigma": 0.02, "attributes": {"name": p.id}}
+                  for p in sc.final.pieces if p.radius > 0 and p.z == 0]
+        obs = Observation.from_pieces(pieces, frame_index=seed)
+        truth = region_margin(sc.final.by_id()["ball"], board.region(sc.meta["target_zone"]).geometry)
+        r = dino_dunk.shot_from_observation(board, obs, CFG, shooter=sc.meta["actor"], target_zone=sc.meta["target_zone"])
+        if abs(truth) <= CFG.k * 0.02:  # inside the k σ band of this σ: must be pending
+            assert "overlaps_zone" in r.pending
+            continue
+        assert r.facts["overlaps_zone"] == (truth > 0)
+        checked += 1
+    assert checked >= 8

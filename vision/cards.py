@@ -28,15 +28,17 @@ class CardFinderConfig:
     """``min_area`` / ``max_area`` of a card as fractions of the image; ``aspect`` the accepted
     range of long/short edge in the image (perspective stretches it); ``min_fill`` contour area over
     quad area; ``max_side`` the longest image side the finder works at (bigger photos are shrunk);
-    ``nms_iou`` above which two candidates are the same card."""
+    ``nms_iou`` above which two candidates are the same card; ``min_score`` the least card-likeness
+    (0.6 × the fraction of white card stock inside + 0.4 × the contrast with the surround)."""
 
     min_area: float = 0.004
-    max_area: float = 0.6
+    max_area: float = 0.5
     aspect: tuple = (1.05, 2.1)
     min_fill: float = 0.82
     max_side: int = 640
     nms_iou: float = 0.5
-    min_brightness: float = 0.45
+    min_score: float = 0.45
+    open_px: tuple = (9, 17)
 
 
 def order_clockwise(quad_px) -> np.ndarray:
@@ -150,14 +152,14 @@ def _candidates(binary: np.ndarray, cfg: CardFinderConfig, img_area: float) -> l
         if quad is None:
             quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
         qa = float(quad_area(quad)[0])
-        if qa <= 0 or area / qa < cfg.min_fill or cv2.contourArea(hull) / qa > 1.0 / cfg.min_fill:
+        if qa <= 0 or not (cfg.min_fill <= area / qa <= 1.0 / cfg.min_fill):
             continue
         q = order_clockwise(quad)
         edges = np.linalg.norm(q - np.roll(q, -1, 0), axis=1)
         long_, short = max(edges[0] + edges[2], edges[1] + edges[3]), min(edges[0] + edges[2], edges[1] + edges[3])
         if short <= 0 or not (cfg.aspect[0] <= long_ / short <= cfg.aspect[1]):
             continue
-        out.append((q, qa))
+        out.append((q, area / qa))
     return out
 
 
@@ -179,8 +181,12 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     masks = []
     _, otsu = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     masks.append(otsu)
-    bright = ((blur.astype(np.float32) > np.percentile(blur, 70)) & (hsv[:, :, 1] < 90)).astype(np.uint8) * 255
-    masks.append(cv2.morphologyEx(bright, cv2.MORPH_CLOSE, k3, iterations=2))
+    k5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    masks.append(cv2.morphologyEx(otsu, cv2.MORPH_OPEN, k5, iterations=2))
+    white_v = 0.7 * float(np.percentile(hsv[:, :, 2], 99.5))
+    white = ((hsv[:, :, 2] >= white_v) & (hsv[:, :, 1] < 70)).astype(np.uint8) * 255
+    white = cv2.morphologyEx(white, cv2.MORPH_CLOSE, k5, iterations=2)
+    masks.append(cv2.morphologyEx(white, cv2.MORPH_OPEN, k5, iterations=2))
     block = int(max(31, (min(h, w) // 6) | 1))
     adapt = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, -8)
     masks.append(cv2.morphologyEx(adapt, cv2.MORPH_CLOSE, k3, iterations=2))
@@ -194,19 +200,90 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     cands = []
     for m in masks:
         cands.extend(_candidates(m, cfg, area))
+        # cut off the bright specks of a textured table that touch the card: fill the card's holes
+        # (pips, pictures), then open with bigger round kernels
+        outer, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        solid = np.zeros_like(m)
+        cv2.drawContours(solid, outer, -1, 255, -1)
+        for k in cfg.open_px:
+            ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            cands.extend(_candidates(cv2.morphologyEx(solid, cv2.MORPH_OPEN, ker), cfg, area))
     if not cands:
         return np.zeros((0, 4, 2)), np.zeros(0)
     quads = np.array([c[0] for c in cands])
-    scores = np.array([_score(grey, hsv, q) for q in quads])
-    keep = scores >= cfg.min_brightness
-    quads, scores = quads[keep], scores[keep]
-    order = _nms(quads, scores, cfg.nms_iou)
+    fills = np.array([c[1] for c in cands])
+    white_v = 0.7 * float(np.percentile(hsv[:, :, 2], 99.5))
+    scores = np.array([_score(grey, hsv, q, white_v) for q in quads])
+    keep = scores >= cfg.min_score
+    quads, scores, fills = quads[keep], scores[keep], fills[keep]
+    order = _nms(quads, scores, fills, cfg.nms_iou)
     quads, scores = quads[order], scores[order]
-    return quads / f, scores
+    gx = cv2.Sobel(blur.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(blur.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
+    quads = np.array([refine_quad(gx, gy, refine_quad(gx, gy, q)) for q in quads]).reshape(-1, 4, 2)
+    return (quads + 0.5) / f - 0.5, scores
 
 
-def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray) -> float:
-    """How card-like the inside of ``quad`` is: bright, unsaturated, brighter than its surround."""
+def refine_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float = 0.06, samples: int = 24) -> np.ndarray:
+    """Corners moved onto the image's edges: along each side, the strongest gradient across it
+    within ``search`` of the side's length (sub-pixel), a robust line through those points, and the
+    corners where neighbouring lines cross. Sides without enough support keep their rough line."""
+    import cv2
+
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    h, w = gx.shape
+    lines = []
+    for i in range(4):
+        a, b = q[i], q[(i + 1) % 4]
+        d = b - a
+        length = float(np.linalg.norm(d))
+        if length < 8:
+            lines.append(None)
+            continue
+        t = d / length
+        n = np.array([-t[1], t[0]])
+        reach = max(6.0, search * length)
+        offs = np.arange(-reach, reach + 0.5, 0.5)
+        ts = np.linspace(0.12, 0.88, samples)
+        pts = a[None] + ts[:, None] * d[None]
+        cand = pts[:, None, :] + offs[None, :, None] * n[None, None, :]
+        xs = np.clip(np.round(cand[..., 0]).astype(int), 0, w - 1)
+        ys = np.clip(np.round(cand[..., 1]).astype(int), 0, h - 1)
+        # gradient across the side (either polarity)
+        across = np.abs(gx[ys, xs] * n[0] + gy[ys, xs] * n[1])
+        k = across.argmax(1)
+        ok = (across[np.arange(samples), k] > 0.5 * np.median(across.max(1))) & (k > 0) & (k < len(offs) - 1)
+        if ok.sum() < 6:
+            lines.append(None)
+            continue
+        kk = k[ok]
+        y0, y1, y2 = across[ok, kk - 1], across[ok, kk], across[ok, kk + 1]
+        den = y0 - 2 * y1 + y2
+        sub = np.where(np.abs(den) > 1e-9, 0.5 * (y0 - y2) / np.where(np.abs(den) > 1e-9, den, 1), 0.0)
+        off = offs[kk] + 0.5 * np.clip(sub, -1, 1)
+        edge = pts[ok] + off[:, None] * n[None]
+        vx, vy, x0, y0_ = cv2.fitLine(edge.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(-1)
+        lines.append((np.array([x0, y0_], np.float64), np.array([vx, vy], np.float64)))
+    out = q.copy()
+    for i in range(4):
+        l1, l2 = lines[(i - 1) % 4], lines[i]
+        if l1 is None or l2 is None:
+            continue
+        p1, v1 = l1
+        p2, v2 = l2
+        A = np.array([v1, -v2]).T
+        if abs(np.linalg.det(A)) < 1e-6:
+            continue
+        s_ = np.linalg.solve(A, p2 - p1)
+        c = p1 + s_[0] * v1
+        if np.linalg.norm(c - q[i]) < 0.15 * np.linalg.norm(q[(i + 1) % 4] - q[i]) + 3:
+            out[i] = c
+    return out
+
+
+def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float) -> float:
+    """How card-like the inside of ``quad`` is: mostly white card stock (bright, unsaturated) and
+    brighter than its surround."""
     import cv2
 
     mask = np.zeros(grey.shape, np.uint8)
@@ -215,19 +292,20 @@ def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray) -> float:
     ring = cv2.dilate(mask, np.ones((9, 9), np.uint8)) & ~mask
     if inner.sum() == 0 or ring.sum() == 0:
         return 0.0
+    v, s = hsv[:, :, 2][inner > 0].astype(np.float32), hsv[:, :, 1][inner > 0].astype(np.float32)
+    white = float(((v >= white_v) & (s < 70)).mean())
     v_in = np.median(grey[inner > 0]) / 255.0
     v_out = np.median(grey[ring > 0]) / 255.0
-    s_in = np.median(hsv[:, :, 1][inner > 0]) / 255.0
-    contrast = np.clip((v_in - v_out) * 3.0, 0, 1)
-    return float(np.clip(0.5 * v_in + 0.3 * contrast + 0.2 * (1.0 - s_in), 0, 1))
+    contrast = float(np.clip((v_in - v_out) * 4.0, 0, 1))
+    return float(np.clip(0.6 * white + 0.4 * contrast, 0, 1))
 
 
-def _nms(quads: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+def _nms(quads: np.ndarray, scores: np.ndarray, fills: np.ndarray, iou: float) -> np.ndarray:
     if not len(quads):
         return np.zeros(0, dtype=np.int64)
-    # prefer card-like, then larger (a card over the pip inside it)
+    # prefer card-like, then the tightest quad (a speck of the table merged into a corner makes it loose)
     areas = quad_area(quads)
-    order = np.lexsort((-areas, -np.round(scores, 1)))
+    order = np.lexsort((np.round(np.abs(1.0 - fills), 3), -np.round(scores, 1)))
     ious = quad_iou_batch(quads, quads)
     keep = []
     suppressed = np.zeros(len(quads), bool)
@@ -237,7 +315,7 @@ def _nms(quads: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
         keep.append(i)
         suppressed |= ious[i] > iou
         # a candidate inside a kept card (a court card's picture frame) is not another card
-        inside = np.array([_inside(quads[j], quads[i]) for j in range(len(quads))])
+        inside = np.array([areas[j] > 0.25 * areas[i] and _inside(quads[j], quads[i]) for j in range(len(quads))])
         suppressed |= inside
     return np.array(keep, dtype=np.int64)
 

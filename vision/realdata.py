@@ -1,0 +1,328 @@
+"""How well the vision generalises to real photographs of pieces that are not ours.
+
+``../shared/realdata`` (read-only; never copied into the project) holds ``checkers/`` (top-down
+photos of red and green checkers, YOLO labels 0=G green king, 1=R red king, 2=g green man, 3=r red
+man; ``test/`` and ``valid/`` clean, ``train/`` augmented copies of *other* photos) and
+``cards/test/`` (phone photos of playing cards, Pascal VOC boxes).
+
+``realdata_report(root, teach_images=3)`` measures, each time with the shipped settings and after
+teaching from a few labelled photos that are not evaluated:
+
+- checkers: disc recall and precision (a found disc's box matched to a labelled box by IoU >= 0.5,
+  greedy by score) of the classical disc finder (``vision/classical_discs.py``) and of any extra
+  detector passed in ``detectors``; and the colour (red / green) accuracy of the matched discs —
+  shipped: the ``colour`` classifier's named colour; taught: ``teach`` on crops of the teaching
+  photos (``team`` task, classes green / red);
+- cards: card-quad recall (and precision) of ``vision/cards.find_card_quads`` (a quad's box matched
+  to a VOC box by IoU >= 0.5); taught: the finder's thresholds chosen on the teaching photos.
+
+Teaching for the finders is a small grid search of their thresholds on the labelled teaching photos
+(best F1); the images evaluated are never among them. ``format_report`` prints the table.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+CHECKER_COLOURS = {0: "green", 1: "red", 2: "green", 3: "red"}
+RED_NAMES = {"red", "pink", "orange", "brown", "purple", "yellow"}  # warm-ish named colours → red team
+
+
+def default_root() -> Path:
+    """``<repo>/../shared/realdata``."""
+    return Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
+
+
+# ------------------------------------------------------------------------------------------------
+# reading the labelled photos
+
+
+def read_yolo(image_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 4) xyxy image px and (n,) class ids of the YOLO label file next to ``image_path``."""
+    import cv2
+
+    label = image_path.parent.parent / "labels" / (image_path.stem + ".txt")
+    h, w = cv2.imread(str(image_path)).shape[:2]
+    boxes, cls = [], []
+    if label.exists():
+        for line in label.read_text().split("\n"):
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            c, x, y, bw, bh = int(parts[0]), *map(float, parts[1:])
+            boxes.append([(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h])
+            cls.append(c)
+    return np.array(boxes, np.float64).reshape(-1, 4), np.array(cls, np.int64)
+
+
+def read_voc(xml_path: Path) -> np.ndarray:
+    """(n, 4) xyxy image px of the objects of a Pascal VOC file."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(xml_path).getroot()
+    out = []
+    for o in root.findall("object"):
+        b = o.find("bndbox")
+        out.append([float(b.find(k).text) for k in ("xmin", "ymin", "xmax", "ymax")])
+    return np.array(out, np.float64).reshape(-1, 4)
+
+
+def checkers_images(root: Path, split: str) -> list:
+    return sorted((root / "checkers" / split / "images").glob("*.jpg"))
+
+
+def card_images(root: Path) -> list:
+    folder = root / "cards" / "test"
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png") and p.with_suffix(".xml").exists())
+
+
+# ------------------------------------------------------------------------------------------------
+# matching
+
+
+def match_boxes(pred_xyxy: np.ndarray, score: np.ndarray, true_xyxy: np.ndarray, iou: float = 0.5) -> np.ndarray:
+    """(n_pred,) index of the true box each prediction matches (-1: none), greedy by score, each
+    true box used once."""
+    from vision.cards import box_iou_batch
+
+    pred = np.asarray(pred_xyxy, np.float64).reshape(-1, 4)
+    out = np.full(len(pred), -1, dtype=np.int64)
+    if not len(pred) or not len(true_xyxy):
+        return out
+    ious = box_iou_batch(pred, true_xyxy)
+    used = np.zeros(len(true_xyxy), bool)
+    for i in np.argsort(-np.asarray(score)):
+        cand = np.where(~used & (ious[i] >= iou))[0]
+        if len(cand):
+            j = cand[np.argmax(ious[i, cand])]
+            out[i] = j
+            used[j] = True
+    return out
+
+
+def _pr(tp: int, n_pred: int, n_true: int) -> dict:
+    return {"recall": tp / n_true if n_true else float("nan"), "precision": tp / n_pred if n_pred else float("nan"),
+            "tp": tp, "predicted": n_pred, "labelled": n_true}
+
+
+# ------------------------------------------------------------------------------------------------
+# checkers
+
+
+def _run_discs(paths, config, detector=None):
+    """Per photo: (pred xyxy, score, true xyxy, true class, image)."""
+    import cv2
+
+    from vision.classical_discs import find_discs
+
+    out = []
+    for p in paths:
+        img = cv2.imread(str(p))
+        true, cls = read_yolo(p)
+        if detector is None:
+            d = find_discs(img, config)
+            xyxy, score = d.xyxy, d.score
+        else:
+            xyxy, score = detector(img)
+        out.append((np.asarray(xyxy).reshape(-1, 4), np.asarray(score).reshape(-1), true, cls, img))
+    return out
+
+
+def _disc_scores(runs) -> dict:
+    tp = npred = ntrue = 0
+    for xyxy, score, true, _, _ in runs:
+        m = match_boxes(xyxy, score, true)
+        tp += int((m >= 0).sum())
+        npred += len(xyxy)
+        ntrue += len(true)
+    return _pr(tp, npred, ntrue)
+
+
+def teach_disc_finder(paths) -> "DiscFinderConfig":
+    """The disc finder's thresholds that find the labelled discs of ``paths`` best (F1)."""
+    from vision.classical_discs import DiscFinderConfig
+
+    base = DiscFinderConfig()
+    best, best_f1 = base, -1.0
+    for k_mad in (4.0, 6.0, 9.0):
+        for min_chroma in (5.0, 7.0, 10.0):
+            for perf in (0.6, 0.7, 0.8):
+                cfg = replace(base, k_mad=k_mad, min_chroma=min_chroma, hough_perfectness=perf)
+                s = _disc_scores(_run_discs(paths, cfg))
+                f1 = 2 * s["recall"] * s["precision"] / max(s["recall"] + s["precision"], 1e-9)
+                if f1 > best_f1 + 1e-9:
+                    best, best_f1 = cfg, f1
+    return best
+
+
+def _colour_accuracy(runs, predict) -> dict:
+    """Accuracy of ``predict(img, xyxy) -> names`` on the matched discs."""
+    right = total = 0
+    for xyxy, score, true, cls, img in runs:
+        m = match_boxes(xyxy, score, true)
+        ok = m >= 0
+        if not ok.any():
+            continue
+        names = predict(img, xyxy[ok])
+        truth = np.array([CHECKER_COLOURS[int(c)] for c in cls[m[ok]]], dtype=object)
+        right += int((names == truth).sum())
+        total += int(ok.sum())
+    return {"accuracy": right / total if total else float("nan"), "n": total}
+
+
+def checkers_report(root: Path, teach_images: int = 3, detectors: dict | None = None, profile_home: Path | None = None) -> dict:
+    """Disc recall / precision and colour accuracy on checkers test + valid (see the module docstring)."""
+    from vision.attributes import crops_from_boxes
+    from vision.classify import load_classifier
+    from vision.teach import teach
+
+    evals = checkers_images(root, "test") + checkers_images(root, "valid")
+    # one augmented copy of each of the first training photos (other shots than the evaluated ones)
+    seen, teach_paths = set(), []
+    for p in checkers_images(root, "train"):
+        stem = p.name.split("_jpg")[0]
+        if stem not in seen and len(teach_paths) < teach_images:
+            seen.add(stem)
+            teach_paths.append(p)
+    rows = {}
+    t0 = time.perf_counter()
+    shipped_runs = _run_discs(evals, None)
+    rows["classical discs, shipped"] = {**_disc_scores(shipped_runs), "ms_per_image": 1000 * (time.perf_counter() - t0) / max(len(evals), 1)}
+    colour = load_classifier("colour")
+
+    def shipped_colour(img, xyxy):
+        names, _ = colour.predict(crops_from_boxes(img, xyxy))
+        return np.array(["red" if n in RED_NAMES else "green" if n in ("green", "cyan", "grey", "blue", "black", "white") else n
+                         for n in names], dtype=object)
+
+    rows["classical discs, shipped"]["colour"] = _colour_accuracy(shipped_runs, shipped_colour)
+    for name, det in (detectors or {}).items():
+        runs = _run_discs(evals, None, det)
+        rows[f"{name}, shipped"] = _disc_scores(runs)
+    if teach_images:
+        cfg = teach_disc_finder(teach_paths)
+        taught_runs = _run_discs(evals, cfg)
+        crops, labels = [], []
+        for p in teach_paths:
+            import cv2
+
+            img = cv2.imread(str(p))
+            true, cls = read_yolo(p)
+            crops += crops_from_boxes(img, true)
+            labels += [CHECKER_COLOURS[int(c)] for c in cls]
+        res = teach("team", crops, np.array(labels, dtype=object), profile="realdata-checkers", folds=3,
+                    home=profile_home, save=profile_home is not None)
+        clf = _refit_for_prediction(crops, labels)
+
+        def taught_colour(img, xyxy):
+            names, _ = clf.predict(crops_from_boxes(img, xyxy))
+            return names
+
+        key = f"classical discs, taught ({len(teach_paths)} photos)"
+        rows[key] = _disc_scores(taught_runs)
+        rows[key]["colour"] = _colour_accuracy(taught_runs, taught_colour)
+        rows[key]["colour"]["cv_accuracy_on_teaching_crops"] = res.cv_accuracy
+        rows[key]["finder"] = {"k_mad": cfg.k_mad, "min_chroma": cfg.min_chroma, "hough_perfectness": cfg.hough_perfectness}
+    return {"images": [p.name for p in evals], "teach_images": [p.name for p in teach_paths], "rows": rows}
+
+
+def _refit_for_prediction(crops, labels):
+    """The taught ``team`` classifier fitted on all teaching crops (what ``teach`` saves)."""
+    from vision.teach import _fit
+
+    classes = tuple(sorted(set(labels)))
+    return _fit("team", classes, crops, np.array(labels, dtype=object), None, 0, 8)
+
+
+# ------------------------------------------------------------------------------------------------
+# cards
+
+
+def _run_cards(paths, config):
+    import cv2
+
+    from vision.cards import find_card_quads, quads_to_xyxy
+
+    out = []
+    for p in paths:
+        img = cv2.imread(str(p))
+        quads, score = find_card_quads(img, config)
+        out.append((quads_to_xyxy(quads), score, read_voc(p.with_suffix(".xml"))))
+    return out
+
+
+def _card_scores(runs) -> dict:
+    tp = npred = ntrue = 0
+    for xyxy, score, true in runs:
+        m = match_boxes(xyxy, score, true)
+        tp += int((m >= 0).sum())
+        npred += len(xyxy)
+        ntrue += len(true)
+    return _pr(tp, npred, ntrue)
+
+
+def teach_card_finder(paths) -> "CardFinderConfig":
+    """The card finder's thresholds that find the labelled cards of ``paths`` best (F1)."""
+    from vision.cards import CardFinderConfig
+
+    base = CardFinderConfig()
+    best, best_f1 = base, -1.0
+    for min_fill in (0.75, 0.82, 0.9):
+        for min_b in (0.35, 0.45, 0.55):
+            for aspect_hi in (1.8, 2.1, 2.6):
+                cfg = replace(base, min_fill=min_fill, min_score=min_b, aspect=(base.aspect[0], aspect_hi))
+                s = _card_scores(_run_cards(paths, cfg))
+                f1 = 2 * s["recall"] * s["precision"] / max(s["recall"] + s["precision"], 1e-9)
+                if f1 > best_f1 + 1e-9:
+                    best, best_f1 = cfg, f1
+    return best
+
+
+def cards_report(root: Path, teach_images: int = 3) -> dict:
+    """Card-quad recall (and precision) on cards/test, shipped and taught (see the module docstring)."""
+    paths = card_images(root)
+    teach_paths, evals = paths[:teach_images], paths[teach_images:]
+    rows = {}
+    t0 = time.perf_counter()
+    rows["card quads, shipped"] = {**_card_scores(_run_cards(evals, None)),
+                                   "ms_per_image": 1000 * (time.perf_counter() - t0) / max(len(evals), 1)}
+    if teach_images:
+        cfg = teach_card_finder(teach_paths)
+        key = f"card quads, taught ({len(teach_paths)} photos)"
+        rows[key] = _card_scores(_run_cards(evals, cfg))
+        rows[key]["finder"] = {"min_fill": cfg.min_fill, "min_score": cfg.min_score, "aspect": list(cfg.aspect)}
+    return {"images": len(evals), "teach_images": [p.name for p in teach_paths], "rows": rows}
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def realdata_report(root: str | Path | None = None, models: str | None = None, teach_images: int = 3,
+                    detectors: dict | None = None, profile_home: str | Path | None = None) -> dict:
+    """Both reports; ``models`` is reserved for a profile name whose classifiers replace the shipped
+    ones (None: shipped). Raises ``FileNotFoundError`` when ``root`` is missing."""
+    root = Path(root) if root else default_root()
+    if not (root / "checkers").is_dir() or not (root / "cards").is_dir():
+        raise FileNotFoundError(f"{root}: no checkers/ and cards/ folders (the real photographs are not here)")
+    return {"root": str(root), "checkers": checkers_report(root, teach_images, detectors, Path(profile_home) if profile_home else None),
+            "cards": cards_report(root, teach_images)}
+
+
+def format_report(report: dict) -> str:
+    """A plain-text table of ``realdata_report``."""
+    lines = [f"real photographs: {report['root']}",
+             f"{'what':44s} {'recall':>7s} {'precision':>9s} {'found/labelled':>15s} {'colour':>8s}"]
+    for part in ("checkers", "cards"):
+        for name, r in report[part]["rows"].items():
+            col = r.get("colour", {}).get("accuracy")
+            col_s = "" if col is None else f"{col * 100:7.1f}%"
+            lines.append(f"{part + ': ' + name:44s} {r['recall'] * 100:6.1f}% {r['precision'] * 100:8.1f}% "
+                         f"{r['tp']:>6d}/{r['labelled']:<8d} {col_s:>8s}")
+    lines.append(f"checkers: evaluated {len(report['checkers']['images'])} photos (test + valid); taught on "
+                 f"{', '.join(report['checkers']['teach_images'])}")
+    lines.append(f"cards: evaluated {report['cards']['images']} photos; taught on {', '.join(report['cards']['teach_images'])}")
+    return "\n".join(lines)

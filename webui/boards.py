@@ -69,7 +69,11 @@ def save(data_dir: Path | str, game: str, name: str, raw: Any) -> tuple[Board, P
 
     path = user_path(data_dir, game, name)
     raw = _from_json(raw)
-    board = parse_board(raw, f"{game}/{name}")
+    try:
+        board = parse_board(raw, f"{game}/{name}")
+    except (TypeError, KeyError, AttributeError, IndexError) as exc:  # a shape parse_board did not expect
+        raise BoardError(f"{game}/{name}: not a valid board definition ({type(exc).__name__}: {exc}); "
+                         "check the types of seats, markers and connections") from None
     if (board.game, board.name) != (game, name):
         raise BoardError(f"the board says it is {board.game}/{board.name} but is being saved as {game}/{name}")
     path.parent.mkdir(parents=True, exist_ok=True)

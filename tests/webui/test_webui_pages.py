@@ -146,3 +146,35 @@ def test_capture_the_empty_mat(app, client):
     assert img.status_code == 200 and img.data.startswith(b"\x89PNG")
     assert client.get("/api/empty-mat/dino-dunk/nothing-here").status_code == 404
     assert client.post("/api/empty-mat", json={"board": "dino-dunk/../../x"}).status_code == 400
+
+
+@pytest.mark.parametrize("ref", ["dino-dunk/tropic-turf", "dodo-dash/dodorado-jungle", "morris/waterfall", "dogo-dash/table",
+                                 "grid/plain-grid"])
+def test_board_edits_with_wrong_types_are_never_500(app, client, ref):
+    """Every key (three levels deep, first two list items) of a shipped board replaced by values of
+    the wrong type: a 400 with a message, or a 200 when the result is still a valid board."""
+    import copy
+
+    raw = client.get(f"/api/boards/{ref}").get_json()["board"]
+    paths = []
+
+    def walk(o, p, depth):
+        if p:
+            paths.append(p)
+        if depth == 0:
+            return
+        items = o.items() if isinstance(o, dict) else enumerate(o[:2]) if isinstance(o, list) else ()
+        for k, v in items:
+            walk(v, p + [k], depth - 1)
+
+    walk(raw, [], 3)
+    for p in paths:
+        for value in ("x", None, [[0, 0], [1, 1]], {"a": 1}):
+            b = copy.deepcopy(raw)
+            o = b
+            for k in p[:-1]:
+                o = o[k]
+            o[p[-1]] = value
+            r = client.put(f"/api/boards/{ref}", json={"board": b})
+            assert r.status_code in (200, 400), (p, value, r.get_json())
+            assert r.get_json().get("error", "x")

@@ -136,9 +136,12 @@ def closest_approach(p0: np.ndarray, p1: np.ndarray, q: np.ndarray) -> tuple[flo
 
 
 def touched(projectile: Track, targets: list[Track], t_land: float, cfg: ContactConfig | None = None,
-            first_only: bool = False) -> list[Contact]:
+            first_only: bool = False, deflections: bool = False) -> list[Contact]:
     """Targets the projectile's footprint touched from ``t_land`` on, in order of first touch.
-    Targets are taken where they were at each instant (they may be pushed)."""
+    Targets are taken where they were at each instant (they may be pushed). With ``deflections``
+    a target that turned the projectile aside between two samples also counts (see
+    :func:`deflected_by`): the straight chord between the samples around a bounce cuts the corner
+    and may pass clear of the piece it bounced off."""
     cfg = cfg or ContactConfig()
     ts, xy = projectile.trajectory()
     keep = ts >= t_land
@@ -159,8 +162,56 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
             if gap <= cfg.touch_mm:
                 hits[tgt.id] = Contact(float(ts[k] + s * (ts[k + 1] - ts[k])), projectile.id, tgt.id, gap, "touched")
                 break
+    if deflections:
+        for c in deflected_by(projectile, targets, t_land, cfg):
+            if c.b not in hits or c.t < hits[c.b].t:
+                hits[c.b] = c
     out = sorted(hits.values(), key=lambda c: (c.t, c.gap_mm))
     return out[:1] if first_only else out
+
+
+def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: ContactConfig | None = None,
+                 turn_deg: float = 20.0, slow: float = 0.0, reach_s: float = 1.5) -> list[Contact]:
+    """Targets that turned the projectile aside (a bounce) after ``t_from``: where its velocity turns
+    by more than ``turn_deg`` (or, with ``slow`` > 0, drops below that fraction of its speed), the incoming
+    ray (from the last sample before, at the incoming velocity, for ``reach_s`` sample intervals) is
+    followed to the first target whose footprint it reaches within ``touch_mm``. Evidence
+    "deflected"; one contact per target, the earliest."""
+    cfg = cfg or ContactConfig()
+    ts, xy = projectile.trajectory()
+    keep = ts >= t_from
+    ts, xy = ts[keep], xy[keep]
+    out: dict = {}
+    if len(ts) < 3:
+        return []
+    cos_turn = np.cos(np.radians(turn_deg))
+    for k in range(1, len(ts) - 1):
+        dt_in, dt_out = ts[k] - ts[k - 1], ts[k + 1] - ts[k]
+        if dt_in <= 0 or dt_out <= 0:
+            continue
+        v_in = (xy[k] - xy[k - 1]) / dt_in
+        v_out = (xy[k + 1] - xy[k]) / dt_out
+        s_in, s_out = float(np.linalg.norm(v_in)), float(np.linalg.norm(v_out))
+        if s_in * dt_in < max(3.0, 4 * cfg.rest_mm):  # too slow to tell a turn from noise
+            continue
+        turned = s_out > 0 and float(np.dot(v_in, v_out)) / (s_in * s_out) < cos_turn
+        if not (turned or s_out < slow * s_in):
+            continue
+        p0 = xy[k - 1]
+        p1 = p0 + v_in * dt_in * (1.0 + reach_s)
+        best = None
+        for tgt in targets:
+            if tgt.id == projectile.id or tgt.id in out:
+                continue
+            q = _interp(tgt, ts[k - 1])
+            s, dist = closest_approach(p0, p1, q)
+            gap = dist - projectile.radius - tgt.radius
+            if gap <= cfg.touch_mm and (best is None or s < best[0]):
+                best = (s, tgt.id, gap)
+        if best is not None:
+            t = float(ts[k - 1] + best[0] * dt_in * (1.0 + reach_s))
+            out[best[1]] = Contact(t, projectile.id, best[1], best[2], "deflected")
+    return sorted(out.values(), key=lambda c: c.t)
 
 
 def chain(contacts: list[Contact], start: int) -> list[int]:
@@ -175,3 +226,77 @@ def chain(contacts: list[Contact], start: int) -> list[int]:
 def first_touched(contacts: list[Contact], by: int) -> int | None:
     direct = [c for c in sorted(contacts, key=lambda c: c.t) if c.a == by]
     return direct[0].b if direct else None
+
+
+def noise_config(cfg: ContactConfig, sigma_mm: float, dt_s: float) -> ContactConfig:
+    """``cfg`` with its rest and start thresholds raised to what positions with per-axis σ
+    ``sigma_mm`` sampled every ``dt_s`` need: a still piece's jitter between two samples stays
+    under 5 σ√2 (one in 10^5), and so does its apparent speed times the interval."""
+    from dataclasses import replace
+
+    jitter = 5.0 * sigma_mm * np.sqrt(2.0)
+    return replace(cfg, rest_mm=max(cfg.rest_mm, jitter), start_mm_s=max(cfg.start_mm_s, jitter / max(dt_s, 1e-6)))
+
+
+def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None, path_mm: float = 3.0,
+                   start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None) -> list[Contact]:
+    """Every contact between pieces after ``t0``, from three kinds of evidence (cfg should be noise
+    aware, see :func:`noise_config`):
+
+    - struck (:func:`struck_contacts`): a piece at rest starts to move while another touches it;
+    - touched: a moving piece's path (straight between samples) comes within ``path_mm`` of
+      another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
+      already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
+      closer than they started;
+    - deflected (:func:`deflected_by`): a moving piece turned aside and its incoming ray reaches
+      another piece.
+
+    A struck contact needs a striker that was itself moving (a piece resting beside the flicked one
+    is not its striker). One contact per pair, the earliest; the striker is the piece that was
+    moving first. Sorted by time."""
+    cfg = cfg or ContactConfig()
+    found: dict = {}
+
+    def add(c: Contact):
+        key = (c.a, c.b)
+        if key not in found or c.t < found[key].t:
+            found[key] = c
+
+    starts = {}
+    for tr in tracks:
+        s = _start_of_motion(tr, cfg, t0)
+        if s is not None:
+            starts[tr.id] = s[0]
+    for tid, t in (known_starts or {}).items():  # the piece the player flicked: it moved, however little
+        starts[tid] = min(starts.get(tid, t), t)
+    for c in struck_contacts(tracks, t0, cfg):
+        if c.a in starts and starts[c.a] < c.t:  # the striker was itself moving
+            add(c)
+    path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
+                             max_lookback_s=cfg.max_lookback_s)
+    for a in tracks:
+        if a.id not in starts:
+            continue
+        others, gap0 = [], {}
+        for b in tracks:
+            if b.id == a.id:
+                continue
+            gap0[b.id] = float(np.linalg.norm(_interp(a, t0) - _interp(b, t0)) - a.radius - b.radius)
+            if not (b.id in starts and starts[b.id] < starts[a.id]):
+                others.append(b)
+        for c in touched(a, others, starts[a.id], path_cfg, deflections=True):
+            if c.b in starts and starts[c.b] < c.t - 0.05:
+                continue  # the other was already moving: it struck a, not the reverse (or a glancing pass)
+            if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
+                continue  # side by side at rest, and the path never closed in
+            add(Contact(c.t, a.id, c.b, c.gap_mm, c.evidence))
+    out = sorted(found.values(), key=lambda c: (c.t, c.a, c.b))
+    # a pair seen both ways keeps the earlier
+    seen, final = set(), []
+    for c in out:
+        pair = frozenset((c.a, c.b))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        final.append(c)
+    return final

@@ -1,0 +1,460 @@
+"""One table's live session: frames in, rulings and game events out. No global state: one
+:class:`Session` per table, all of it in the instance.
+
+The loop, for every frame (:meth:`Session.step`)::
+
+    frame ──detect──▶ Observation (mat mm) ──track──▶ identities ──motion──▶ started / settled
+                      (low resolution while the table moves; the settled frame at full quality)
+    settled ─▶ names re-identified ─▶ the game's calls (referee, in mat mm) ─▶ a Ruling
+           ─▶ ready: its fact goes to the rules engine at once;
+              too_close or low confidence: it waits for a person (:meth:`confirm` / :meth:`override`)
+
+A *flick* is one stretch of motion while the game expects one (for Dino Dunk: a fact is pending in
+the engine after an Activate). Motion while nothing is expected (hands putting pieces back, a ball
+placed after a move) is tracked, names follow the pieces, and no call is made. Each flick keeps its
+evidence: the frames from ``pre_s`` before the start to ``post_frames`` after the settle (a ring
+buffer of frames, images kept for the last ``keep_images`` flicks), the trajectories and contacts.
+
+Detectors are pluggable: any callable ``detector(frame, quality="full" | "fast") -> Observation``
+(:class:`session.oracle.OracleDetector` on the simulator; :mod:`vision.detect` on a camera).
+Per-game subclasses (:mod:`session.dino_dunk` …) implement :meth:`expecting`, :meth:`judge` and
+the engine set-up; this module knows no game.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from session.motion import Motion, MotionConfig
+from vision.contacts import ContactConfig
+from vision.core import Observation
+from vision.track import Tracker, TrackerConfig
+
+
+class SessionError(ValueError):
+    """A request the session cannot honour now (no such track, nothing pending …); says why."""
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """``pre_s`` seconds of frames kept before a flick starts, ``post_frames`` after it settles;
+    ``max_flick_frames`` evidence frames per flick at most (longer flicks keep every n-th);
+    ``keep_images`` flicks whose images stay in memory; ``fast_during_motion`` lets the detector run
+    at low resolution while the table moves; ``auto_apply`` pushes confident facts at once."""
+
+    pre_s: float = 0.5
+    post_frames: int = 6
+    max_flick_frames: int = 150
+    keep_images: int = 3
+    fast_during_motion: bool = False
+    auto_apply: bool = True
+    prune_s: float = 30.0
+
+
+@dataclass
+class FrameRecord:
+    """One frame of evidence: index, t (s), the image (BGR, image px; None once released) and the
+    tracked Observation (mat mm)."""
+
+    index: int
+    t: float
+    image: object
+    obs: Observation
+
+
+@dataclass
+class Flick:
+    """One flick: what the game expected, the motion, the evidence, the calls and what came of them.
+    Positions are mat mm by piece name."""
+
+    id: int
+    expected: dict
+    t_start: float
+    index_start: int
+    t_settle: float | None = None
+    index_settle: int = -1
+    mover: str = ""
+    before: dict = field(default_factory=dict)
+    after: dict = field(default_factory=dict)
+    frames: list = field(default_factory=list)
+    contacts: list = field(default_factory=list)
+    ruling: object = None
+    fact: dict | None = None
+    status: str = "moving"  # moving, applied, pending, no-call
+    notes: list = field(default_factory=list)
+    compute_s: float = 0.0
+    moving_frames: int = 0  # frames in which something moved since the frame before
+    armed: bool = False  # announced (an Activate, a hotkey) before it started
+
+    def calls(self) -> list[dict]:
+        return [v.to_dict() for v in getattr(self.ruling, "verdicts", ())]
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "expected": self.expected, "t_start": self.t_start, "t_settle": self.t_settle,
+                "index_start": self.index_start, "index_settle": self.index_settle, "mover": self.mover,
+                "before": self.before, "after": self.after, "contacts": self.contacts, "status": self.status,
+                "fact": self.fact, "ruling": self.ruling.to_dict() if self.ruling is not None else None,
+                "notes": list(self.notes), "frames": [f.index for f in self.frames], "compute_s": round(self.compute_s, 6)}
+
+
+class Session:
+    """A table session for one game (subclass per game). ``board`` a loaded Board (mat mm);
+    ``detector`` see the module doc; ``game`` an engine instance (else the subclass makes one from
+    ``setup``); ``transform`` the MatTransform, used for σ and evidence only."""
+
+    GAME = ""
+    auto_names: dict = {}  # kind -> name for a kind present once on the table ("ball")
+
+    def __init__(self, board, detector, *, game=None, specs=None, referee=None, transform=None,
+                 tracker: TrackerConfig | None = None, motion: MotionConfig | None = None,
+                 contacts: ContactConfig | None = None, config: SessionConfig | None = None, **setup):
+        from calibration.specs import load_specs
+        from referee.config import load_config
+
+        self.board = board
+        self.detector = detector
+        self.specs = specs or load_specs()
+        self.referee = referee or load_config()
+        self.transform = transform
+        self.config = config or SessionConfig()
+        self.tracker = Tracker(tracker or TrackerConfig())
+        self.motion = Motion(motion)
+        self.contact_config = contacts or ContactConfig()
+        self.game = game if game is not None else self.new_game(**setup)
+        self.flicks: list[Flick] = []
+        self.events: list[dict] = []
+        self.pending: Flick | None = None  # a flick whose ruling waits for a person
+        self._flick: Flick | None = None
+        self._buffer: deque = deque(maxlen=max(2, int(round(self.config.pre_s * 30)) + 1))
+        self._last_obs: Observation | None = None
+        self._last_frame = None
+        self._declared: dict | None = None
+        self._quality = "full"
+        self._t = 0.0
+        self._flick_ids = 0
+        self._armed = False  # the players said a flick comes next (an Activate, a hotkey)
+
+    # -- to implement per game -----------------------------------------------------------------
+    def new_game(self, **setup):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def expecting(self) -> dict | None:
+        """What flick the game waits for now ({"action", "piece", ...}), None when none."""
+        raise NotImplementedError  # pragma: no cover
+
+    def judge(self, flick: Flick, obs: Observation):
+        """The Ruling for a settled flick (``obs``: the settled Observation, named)."""
+        raise NotImplementedError  # pragma: no cover
+
+    def on_action(self, action) -> None:
+        """Hook after a player's action was pushed (re-naming after a reset …)."""
+
+    # -- identities ------------------------------------------------------------------------------
+    def assign(self, track_id: int, name: str) -> None:
+        """The user says which piece this is ("home:triceratops"); it stays with the piece."""
+        if track_id not in self.tracker.tracks:
+            raise SessionError(f"no track {track_id}; tracks now: {sorted(t.id for t in self.tracker.active())}")
+        self.tracker.name(int(track_id), name)
+        self._emit({"kind": "identity", "track": int(track_id), "name": name})
+
+    def assign_at(self, positions) -> dict:
+        """Name the tracks nearest to ``((name, x_mm, y_mm), ...)`` (a layout the players confirmed
+        on the dashboard), one track per name, by a global assignment. Returns {name: track id}."""
+        from scipy.optimize import linear_sum_assignment
+
+        live = [tr for tr in self.tracker.active() if tr.missed_since is None]
+        rows = [(str(n), float(x), float(y)) for n, x, y in positions]
+        if not live or not rows:
+            return {}
+        cost = np.array([[np.hypot(tr.position()[0] - x, tr.position()[1] - y) for tr in live] for _, x, y in rows])
+        r, c = linear_sum_assignment(cost)
+        out = {}
+        for i, j in zip(r, c):
+            if cost[i, j] <= 60.0:
+                self.tracker.name(live[j].id, rows[i][0])
+                out[rows[i][0]] = live[j].id
+        return out
+
+    def names(self) -> dict:
+        """{name: track id} of the named pieces."""
+        return {tr.name: tr.id for tr in self.tracker.tracks.values() if tr.name}
+
+    def positions(self) -> dict:
+        """{name: (x, y) mat mm} where each named piece was last seen."""
+        return {tr.name: tuple(float(v) for v in tr.position()) for tr in self.tracker.tracks.values() if tr.name and tr.xy}
+
+    def _reconcile(self, obs: Observation) -> None:
+        """After a settle: a name whose piece was lost (lifted, occluded, moved by hand) goes to an
+        unnamed piece of the same kind and team seen now, nearest to where the name was last seen.
+        A kind present once (the ball) is always the same piece."""
+        from scipy.optimize import linear_sum_assignment
+
+        seen = {int(t) for t in obs.track_id if t >= 0}
+        tracks = self.tracker.tracks
+        for kind, name in self.auto_names.items():
+            of_kind = [tracks[t] for t in seen if tracks[t].kind == kind]
+            if len(of_kind) == 1 and of_kind[0].name != name:
+                self.tracker.name(of_kind[0].id, name)
+        lost = [tr for tr in tracks.values() if tr.name and tr.id not in seen]
+        if not lost:
+            return
+        free = [tracks[t] for t in seen if not tracks[t].name]
+        if not free:
+            return
+
+        def key(tr):
+            return (tr.kind, tr.attributes.get("team", ""), tr.attributes.get("colour", ""))
+
+        for k in {key(tr) for tr in lost}:
+            a = [tr for tr in lost if key(tr) == k]
+            b = [tr for tr in free if key(tr) == k]
+            if not b:
+                continue
+            cost = np.array([[float(np.hypot(*(x.position() - y.position()))) for y in b] for x in a])
+            r, c = linear_sum_assignment(cost)
+            for i, j in zip(r, c):
+                name = a[i].name
+                self.tracker.name(b[j].id, name)
+                if len(a) > 1:
+                    self._emit({"kind": "identify", "name": name, "track": b[j].id, "unsure": True,
+                                "why": f"{len(a)} pieces of kind {k[0]} {k[1]} were lost at once; please check"})
+
+    # -- the players -----------------------------------------------------------------------------
+    def act(self, action) -> list[dict]:
+        """A player's choice (Activate, Skip, ChooseCarrier …) pushed to the engine."""
+        from rules.core import action_to_dict
+
+        if self.pending is not None:
+            raise SessionError("a call is waiting for a person; confirm or override it first")
+        events = [e.to_dict() for e in self.game.push(action)]
+        self._emit({"kind": "action", "action": action_to_dict(action)})
+        for e in events:
+            self._emit({**e, "source": "rules"})
+        self.on_action(action)
+        self._armed = self.expecting() is not None and self.expecting().get("action") != "infer"
+        return events
+
+    def correct(self, action) -> list[dict]:
+        """A judge replaces the last fact the session pushed with ``action`` (the engine is popped
+        back to before it). Returns the events of the corrected fact."""
+        from rules.core import action_to_dict
+
+        last = next((f for f in reversed(self.flicks) if f.status == "applied"), None)
+        if last is None:
+            raise SessionError("no applied call to correct")
+        self.game.pop()
+        events = [e.to_dict() for e in self.game.push(action)]
+        self._emit({"kind": "corrected", "flick": last.id, "was": last.fact, "now": action_to_dict(action)})
+        last.fact, last.status = action_to_dict(action), "corrected"
+        for e in events:
+            self._emit({**e, "source": "rules"})
+        return events
+
+    def declare(self, action: str, piece: str = "") -> None:
+        """Say which action the next flick is (a hotkey), for games whose engine does not name it."""
+        self._declared = {"action": action, "piece": piece}
+        self._armed = True
+
+    def confirm(self, fact: str | None = None, by: str = "") -> list[dict]:
+        """Accept the proposed value of a pending fact (all of them when ``fact`` is None)."""
+        return self._resolve(fact, None, by, confirm=True)
+
+    def override(self, fact: str, value, by: str = "") -> list[dict]:
+        """Set a pending fact to ``value`` (a person looked at the evidence)."""
+        return self._resolve(fact, value, by, confirm=False)
+
+    def _resolve(self, fact, value, by, confirm) -> list[dict]:
+        if self.pending is None:
+            raise SessionError("no call is waiting for a person")
+        flick = self.pending
+        names = [fact] if fact is not None else flick.ruling.open_facts()
+        for name in names:
+            flick.ruling = flick.ruling.resolve(name, value, by=by, confirm=confirm)
+            self._emit({"kind": "decided", "flick": flick.id, "fact": name, "by": by,
+                        "value": flick.ruling.pending[name].value, "how": "confirmed" if confirm else "overridden"})
+        if flick.ruling.ready:
+            self.pending = None
+            return self._apply(flick)
+        return []
+
+    # -- the loop --------------------------------------------------------------------------------
+    def step(self, frame) -> list[dict]:
+        """Process one frame (a Frame, a sim LiveFrame …); returns the events it produced."""
+        n_before = len(self.events)
+        obs = self.detector(frame, self._quality)
+        self.tracker.update(obs)
+        self._t = float(obs.timestamp)
+        image = getattr(frame, "image", None)
+        rec = FrameRecord(int(obs.frame_index), float(obs.timestamp), image, obs)
+        event = self.motion.update(obs)
+        if event == "started":
+            self._start(rec)
+        if self._flick is not None:
+            self._record(self._flick, rec)
+            self._flick.moving_frames += bool(self.motion.stepped_ids)
+        elif self.flicks and self.flicks[-1].t_settle is not None and len(self.flicks[-1].frames) and \
+                self.flicks[-1].frames[-1].index >= self.flicks[-1].index_settle and \
+                self.flicks[-1].frames[-1].index - self.flicks[-1].index_settle < self.config.post_frames:
+            self.flicks[-1].frames.append(rec)  # frames after the settle, for the judge
+        self._buffer.append(rec)
+        if event == "settled":
+            self._settle(frame, rec)
+        elif self.motion.at_rest and event is None:
+            self._reconcile(obs)
+        self._quality = "fast" if (self.config.fast_during_motion and not self.motion.at_rest) else "full"
+        self._last_obs, self._last_frame = obs, frame
+        self._prune()
+        return self.events[n_before:]
+
+    def run(self, frames) -> list[dict]:
+        """Step through an iterable of frames; all the events."""
+        out = []
+        for f in frames:
+            out += self.step(f)
+        return out
+
+    def _start(self, rec: FrameRecord) -> None:
+        self._emit({"kind": "motion", "state": "started", "t": rec.t, "frame": rec.index,
+                    "moving": [self.tracker.tracks[t].name or t for t in self.motion.moving_ids]})
+        expected = self.expecting() if self.pending is None else None
+        if expected is None:
+            return
+        if self._declared:
+            expected = {**expected, **{k: v for k, v in self._declared.items() if v}}
+        self._flick_ids += 1
+        flick = Flick(self._flick_ids, expected, rec.t, rec.index, armed=self._armed)
+        flick.before = self.positions()
+        flick.frames = list(self._buffer)
+        moving = [self.tracker.tracks[t] for t in self.motion.moving_ids]
+        flick.mover = next((tr.name for tr in moving if tr.name), "") if moving else ""
+        self._flick = flick
+        self.flicks.append(flick)
+        self._emit({"kind": "flick", "state": "started", "flick": flick.id, "expected": expected, "mover": flick.mover})
+
+    def _record(self, flick: Flick, rec: FrameRecord) -> None:
+        flick.frames.append(rec)
+        cap = self.config.max_flick_frames
+        if len(flick.frames) > cap:  # keep the first and last, thin the middle
+            flick.frames = flick.frames[:1] + flick.frames[1:-1:2] + flick.frames[-1:]
+
+    def flick_contact_config(self, flick: Flick):
+        """The contact thresholds for this flick's noise: the median σ of its detections and its
+        frame interval (see :func:`vision.contacts.noise_config`)."""
+        from vision.contacts import noise_config
+
+        sig = [float(np.median(f.obs.sigma)) for f in flick.frames if len(f.obs)]
+        ts = [f.t for f in flick.frames]
+        dt = float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
+        return noise_config(self.contact_config, float(np.median(sig)) if sig else 1.0, dt)
+
+    def t0(self, flick: Flick) -> float:
+        """The instant the flick's pieces were last all at rest (s): where contacts are looked for."""
+        before = [f.t for f in flick.frames if f.t < flick.t_start]
+        return before[-2] if len(before) >= 2 else (before[-1] if before else flick.t_start - 0.1)
+
+    def _settle(self, frame, rec: FrameRecord) -> None:
+        t_in = time.perf_counter()
+        obs = rec.obs
+        if self._quality == "fast":  # the settled state is measured at full quality
+            full = self.detector(frame, "full")
+            obs = _carry_ids(full, rec.obs)
+        self._reconcile(obs)
+        names = {tr.id: tr.name for tr in self.tracker.tracks.values() if tr.name}
+        obs.attributes["name"] = np.array([names.get(int(t), "") for t in obs.track_id], dtype=object)
+        self._emit({"kind": "motion", "state": "settled", "t": rec.t, "frame": rec.index})
+        flick, self._flick = self._flick, None
+        if flick is None:
+            return
+        if flick.moving_frames < 2 and not flick.armed:
+            # unannounced, a jump within one frame is a piece put down by hand, not a flick
+            self.flicks.remove(flick)
+            self._emit({"kind": "flick", "state": "discarded", "flick": flick.id, "why": "moved within one frame (placed by hand)"})
+            return
+        self._declared = None
+        self._armed = False
+        flick.t_settle, flick.index_settle = rec.t, rec.index
+        flick.after = {str(n): (float(obs.xy[i, 0]), float(obs.xy[i, 1])) for i, n in enumerate(obs.attributes["name"]) if n}
+        ruling = self.judge(flick, obs)
+        flick.ruling = ruling
+        if ruling is None:
+            flick.status = "no-call"
+        elif ruling.ready and self.config.auto_apply:
+            self._apply(flick)
+        else:
+            flick.status = "pending"
+            self.pending = flick
+            self._emit({"kind": "pending", "flick": flick.id, "facts": ruling.open_facts(), "ruling": ruling.to_dict()})
+        flick.compute_s = time.perf_counter() - t_in
+        self._emit({"kind": "flick", "state": "settled", "flick": flick.id, "status": flick.status,
+                    "compute_s": round(flick.compute_s, 6)})
+        self._release_images()
+
+    def _apply(self, flick: Flick) -> list[dict]:
+        from rules.core import action_to_dict
+
+        action = flick.ruling.action()
+        flick.fact = action_to_dict(action) if not isinstance(action, dict) else dict(action)
+        n = len(self.events)
+        self._emit({"kind": "call", "flick": flick.id, "fact": flick.fact, "verdicts": flick.calls()})
+        if not isinstance(action, dict):
+            for e in self.game.push(action):
+                self._emit({**e.to_dict(), "source": "rules"})
+        else:
+            self.apply_record(flick, action)
+        flick.status = "applied"
+        return self.events[n:]
+
+    def apply_record(self, flick: Flick, values: dict) -> None:
+        """Where a ruling builds a plain record instead of an engine action (subclasses)."""
+
+    def _release_images(self) -> None:
+        keep = self.config.keep_images
+        for old in self.flicks[:-keep] if keep else self.flicks:
+            for f in old.frames:
+                f.image = None
+
+    def _prune(self) -> None:
+        tracks = self.tracker.tracks
+        if len(tracks) < 64:
+            return
+        for tid in [tid for tid, tr in tracks.items() if tr.retired and not tr.name and tr.t and self._t - tr.t[-1] > self.config.prune_s]:
+            del tracks[tid]
+            self.motion.history.pop(tid, None)
+
+    def _emit(self, event: dict) -> None:
+        event.setdefault("t", self._t)
+        self.events.append(event)
+
+    # -- helpers for the games -------------------------------------------------------------------
+    def track(self, name: str):
+        for tr in self.tracker.tracks.values():
+            if tr.name == name:
+                return tr
+        return None
+
+    def summary(self) -> dict:
+        return {"game": self.GAME, "flicks": len(self.flicks),
+                "applied": sum(f.status == "applied" for f in self.flicks),
+                "pending": self.pending.id if self.pending else None,
+                "state": self.game.summary() if hasattr(self.game, "summary") else None}
+
+
+def _carry_ids(full: Observation, tracked: Observation) -> Observation:
+    """Give a re-detection of the same frame the track ids of the tracked one (nearest, same kind)."""
+    from scipy.optimize import linear_sum_assignment
+
+    ids = np.full(len(full), -1, dtype=np.int64)
+    if len(full) and len(tracked):
+        cost = np.linalg.norm(full.xy[:, None, :] - tracked.xy[None, :, :], axis=2)
+        cost = np.where(full.kind[:, None] == tracked.kind[None, :], cost, 1e9)
+        r, c = linear_sum_assignment(cost)
+        for i, j in zip(r, c):
+            if cost[i, j] < 30.0:
+                ids[i] = tracked.track_id[j]
+    full.track_id = ids
+    keep = ids >= 0
+    return full[keep] if not keep.all() else full

@@ -1,0 +1,398 @@
+"""The Dino Dunk session: each flick the engine waits for becomes its fact (``rules.dino_dunk``).
+
+The engine says what it waits for (``game.pending()``): after a player's ``Activate(piece, action)``
+(dashboard, hotkey) it waits for the fact of that flick. When the players flick without declaring,
+the action is inferred from the first piece that moved: a disc is a Move (a Dunk when it carried the
+ball and the ball stayed on top), the ball is a Pass when it first struck a team-mate, else a Shot.
+
+Calls at the settle, in **mat mm** (referee verdicts; too_close ones wait for a person):
+
+- Move: the mover out of bounds, over a scoring zone; contacts from the trajectories
+  (:func:`vision.contacts.struck_contacts`): pieces it struck, the ball touched, the carrier struck
+  directly or through a chain (a foul when the mover defends; the engine decides), the carrier
+  inside the three-point line when struck (where it stood), other discs knocked out.
+- Pass: the first disc the ball touched (its path, and a bounce off a disc), the ball out of bounds.
+- Shot / foul shot: the ball over the target zone, the shooter outside the three-point line (where it
+  stood before the flick), the ball out of bounds.
+- Dunk: the disc over the zone, out of bounds, and the ball still on top: it stands above the disc
+  (height) and within its footprint at the settle, and never came down to the mat during the flick.
+
+The shot clock, possession, loose balls, fouls, resets and the score are the engine's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from session.core import Flick, Session
+from vision.contacts import chain, table_contacts, touched
+from vision.core import Observation
+
+GAME = "dino-dunk"
+
+
+class DinoDunkSession(Session):
+    GAME = GAME
+    auto_names = {"ball": "ball"}
+    min_flick_mm = 10.0  # an inferred flick moved its piece at least this far
+
+    def new_game(self, **setup):
+        from rules import dino_dunk
+
+        return dino_dunk.new_game(**setup)
+
+    # -- what the game waits for -----------------------------------------------------------------
+    def expecting(self) -> dict | None:
+        pend = self.game.pending()
+        if pend["kind"] == "fact":
+            return {"action": pend["action"], "piece": pend["piece"] or "", "side": pend["side"]}
+        if pend["kind"] == "activation":
+            return {"action": "infer", "piece": "", "side": pend["side"]}
+        return None
+
+    def on_action(self, action) -> None:
+        from rules.dino_dunk import PlacementDone
+
+        if isinstance(action, PlacementDone) and action.positions:
+            self.assign_at(action.positions)
+
+    # -- board ------------------------------------------------------------------------------------
+    def zone(self, side: str):
+        """The scoring zone ``side`` attacks (the other side's zone)."""
+        other = [s for s in self.game.state["sides"] if s != side][0]
+        for r in self.board.regions_of_kind("scoring-zone"):
+            if r.team == other:
+                return r
+        raise ValueError(f"{self.board.ref}: no scoring-zone region for team {other!r}")
+
+    def three_point(self, zone):
+        return next((r for r in self.board.regions_of_kind("three-point") if r.team == zone.team), None)
+
+    def play_area(self):
+        import shapely
+
+        areas = self.board.regions_of_kind("play-area")
+        return areas[0] if areas else shapely.box(0, 0, self.board.length_mm, self.board.width_mm)
+
+    # -- calls -------------------------------------------------------------------------------------
+    def _arrays(self, obs: Observation, names: list[str]):
+        from referee.core import piece_sigma
+
+        idx = [self._index(obs, n) for n in names]
+        ok = [i for i in idx if i is not None]
+        xy, r = obs.xy[ok], obs.radius[ok]
+        sigma = piece_sigma(self.transform, xy, obs.sigma[ok], self.referee.registration_sigma_floor_mm)
+        return idx, xy, r, sigma
+
+    @staticmethod
+    def _index(obs: Observation, name: str):
+        hits = np.flatnonzero(obs.attribute("name") == name)
+        return int(hits[0]) if len(hits) else None
+
+    def _one(self, fn, obs, name, *args, **kw):
+        """One verdict for piece ``name`` (None when it is not seen)."""
+        from referee.core import piece_sigma
+
+        i = self._index(obs, name)
+        if i is None:
+            return None
+        sig = piece_sigma(self.transform, obs.xy[[i]], obs.sigma[[i]], self.referee.registration_sigma_floor_mm)
+        return fn(obs.xy[[i]], obs.radius[[i]], sig, *args, k=self.referee.k, names=[name],
+                  frame_ids=(int(obs.frame_index),), **kw)[0]
+
+    def _oob(self, obs, name, flick: Flick):
+        from referee.overlap import out_of_bounds_calls
+
+        v = self._one(out_of_bounds_calls, obs, name, self.play_area())
+        if v is None and name in flick.before:  # gone from view: out when last seen near the edge
+            tr = self.track(name)
+            if tr is not None:
+                x, y = tr.position()
+                edge = min(x, y, self.board.length_mm - x, self.board.width_mm - y)
+                flick.notes.append(f"{name} not seen at the settle; last seen {edge:.0f} mm from the edge")
+                return edge < 80.0
+        return v
+
+    def _before_obs(self, flick: Flick, names: list[str]) -> Observation:
+        """Where named pieces stood before the flick, as an Observation (σ of the settled detector)."""
+        rows = []
+        for n in names:
+            tr = self.track(n)
+            if n in flick.before and tr is not None:
+                rows.append({"xy": flick.before[n], "radius": tr.radius, "kind": tr.kind, "sigma": self._rest_sigma(),
+                             "attributes": {"name": n}})
+        obs = Observation.from_pieces(rows)
+        obs.frame_index = flick.index_start
+        return obs
+
+    def _rest_sigma(self) -> float:
+        cfg = getattr(self.detector, "config", None)
+        return float(getattr(cfg, "sigma_mm", 1.0))
+
+    def _contacts(self, flick: Flick):
+        """(contacts, doubtful, tracks, names, t0). A contact seen only as a path passing within
+        k σ of another piece (no motion of the other, no bounce) is doubtful: it may go either way
+        and waits for a person when it changes a fact."""
+        t0 = self.t0(flick)
+        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t0]
+        cfg = self.flick_contact_config(flick)
+        band = self.referee.k * self.gap_sigma(flick)
+        exp = flick.expected
+        flicked = "ball" if exp.get("action") in ("shoot", "pass", "foul_shot") else exp.get("piece", "")
+        known = {self._id(flicked): flick.t_start - 1.0 / 30} if self._id(flicked) is not None else {}
+        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known)
+        names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
+        moved = self._displaced(flick)
+        doubt = [c for c in contacts if c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False)]
+        flick.contacts = [{"t": round(c.t, 4), "a": names.get(c.a, c.a), "b": names.get(c.b, c.b), "gap_mm": round(c.gap_mm, 2),
+                           "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
+        return [c for c in contacts if c not in doubt], contacts, tracks, names, t0
+
+    def gap_sigma(self, flick: Flick) -> float:
+        """1-σ of the gap between a moving piece's path and a resting piece (mm): the path's
+        samples carry the detection σ, the resting piece is averaged over many frames."""
+        sig = [float(np.median(f.obs.sigma)) for f in flick.frames if len(f.obs)]
+        return float(np.median(sig) if sig else 1.0)
+
+    def _displaced(self, flick: Flick, k: float = 5.0) -> dict:
+        """{track id: True} for pieces whose rest position after the flick differs from the one
+        before by more than k σ of the difference (each the mean of its frames at rest)."""
+        pre = [f for f in flick.frames if f.t < flick.t_start]
+        post = flick.frames[-self.motion.config.settle_frames:]
+        out = {}
+
+        def means(frames):
+            acc = {}
+            for f in frames:
+                for i, tid in enumerate(f.obs.track_id):
+                    acc.setdefault(int(tid), []).append((f.obs.xy[i], f.obs.sigma[i]))
+            return {t: (np.mean([p for p, _ in v], axis=0), float(np.mean([q for _, q in v])) / np.sqrt(len(v))) for t, v in acc.items()}
+
+        a, b = means(pre), means(post)
+        for tid in set(a) & set(b):
+            sig = float(np.hypot(a[tid][1], b[tid][1]))
+            out[tid] = bool(np.hypot(*(b[tid][0] - a[tid][0])) > k * sig)
+        return out
+
+    def _doubt(self, ruling, fact: str, sure, maybe, flick: Flick, question: str):
+        """A ruling with ``fact`` pending when the doubtful contacts change it (proposing ``sure``:
+        a touch counts only when shown)."""
+        from dataclasses import replace
+
+        from referee.core import make_verdicts
+        from referee.pending import PendingFact
+
+        if sure == maybe:
+            return ruling
+        band = self.referee.k * self.gap_sigma(flick)
+        doubtful = [c for c in flick.contacts if c["doubtful"]]
+        gap = min((c["gap_mm"] for c in doubtful), default=0.0)
+        (v,) = make_verdicts([question], value=gap, threshold=0.0, margin=-gap, sigma=band / self.referee.k,
+                             k=self.referee.k, frame_ids=(flick.index_start, flick.index_settle),
+                             detail={"doubtful_contacts": doubtful})
+        facts = {k: x for k, x in ruling.facts.items() if k != fact}
+        pend = PendingFact(GAME, fact, sure, maybe, (v,))
+        return replace(ruling, facts=facts, pending={**ruling.pending, fact: pend}, verdicts=ruling.verdicts + (v,))
+
+    def _engine_ids(self) -> set:
+        return set(self.game.state["pieces"])
+
+    def judge(self, flick: Flick, obs: Observation):
+        from referee.adapters import dino_dunk as adapt
+
+        exp = dict(flick.expected)
+        sure, every, tracks, names, t0 = self._contacts(flick)
+        contacts = sure
+        first = _first_mover(tracks, t0, self.contact_config)
+        flick.mover = names.get(first, "") if first is not None else flick.mover
+        if exp["action"] == "infer":
+            if not self._infer(flick, exp, contacts, tracks, names, t0, obs):
+                return None
+            exp = flick.expected
+        action, piece, side = exp["action"], exp.get("piece", ""), exp["side"]
+        positions = tuple((n, round(x, 1), round(y, 1)) for n, (x, y) in sorted(flick.after.items()))
+        zone = self.zone(side)
+        if action in ("shoot", "foul_shot"):
+            from referee.lines import outside_calls
+            from referee.overlap import overlap_calls
+
+            ov = self._one(overlap_calls, obs, "ball", zone)
+            if ov is None:
+                flick.notes.append("the ball was not seen at the settle")
+                return None
+            out3 = None
+            tp = self.three_point(zone)
+            if action == "shoot" and piece and tp is not None:
+                out3 = self._one(outside_calls, self._before_obs(flick, [piece]), piece, tp, mode=self.referee.three_point)
+            return adapt.shot_ruling(ov, out3 if action == "shoot" else None, self._oob(obs, "ball", flick), self.referee,
+                                     positions=positions) if action == "shoot" else _foul_shot(adapt, ov, self._oob(obs, "ball", flick),
+                                                                                                self.referee, positions)
+        if action == "dunk":
+            from referee.overlap import overlap_calls
+
+            ov = self._one(overlap_calls, obs, piece, zone)
+            if ov is None:
+                flick.notes.append(f"{piece} was not seen at the settle")
+                return None
+            return adapt.dunk_ruling(ov, self._oob(obs, piece, flick), self.referee,
+                                     ball_on_top=self._ball_on_top(flick, obs, piece), positions=positions)
+        if action == "pass":
+            return self._pass_ruling(flick, obs, piece, sure, every, names, positions)
+        return self._move_ruling(flick, obs, piece, sure, every, tracks, names, positions)
+
+    def _move_facts(self, piece: str, contacts, tracks, names) -> tuple:
+        """(struck, carrier_struck, touched_ball) from ``contacts``."""
+        mover = self._id(piece)
+        engine = self._engine_ids()
+        disc_ids = {tr.id for tr in tracks if tr.kind.startswith("disc-")}
+        direct = [names[c.b] for c in contacts if c.a == mover and c.b in disc_ids] + \
+                 [names[c.a] for c in contacts if c.b == mover and c.a in disc_ids]
+        struck = tuple(sorted(dict.fromkeys(n for n in direct if n in engine and n != piece)))
+        ball = self.track("ball")
+        touched_ball = ball is not None and any({c.a, c.b} == {mover, ball.id} for c in contacts)
+        carrier = self.game.state["ball"]["carrier"]
+        disc_contacts = [c for c in contacts if c.a in disc_ids and c.b in disc_ids]
+        reached = [names.get(i, "") for i in chain(disc_contacts, mover)] if mover is not None else []
+        return struck, bool(carrier) and carrier != piece and carrier in reached, touched_ball
+
+    def _move_ruling(self, flick, obs, piece, sure, every, tracks, names, positions):
+        from referee.adapters import dino_dunk as adapt
+        from referee.lines import outside_calls
+        from referee.overlap import overlap_calls
+
+        engine = self._engine_ids()
+        struck, carrier_struck, touched_ball = self._move_facts(piece, sure, tracks, names)
+        m_struck, m_carrier, m_ball = self._move_facts(piece, every, tracks, names)
+        carrier = self.game.state["ball"]["carrier"]
+        inside3 = None
+        if carrier_struck or m_carrier:
+            tp = self.three_point(self.zone(carrier.split(":")[0]))
+            if tp is not None:
+                from referee.questions import negate
+
+                v = self._one(outside_calls, self._before_obs(flick, [carrier]), carrier, tp, mode=self.referee.three_point)
+                inside3 = negate(v, f"{carrier} is inside {tp.name}") if v is not None else None
+        zones = self.board.regions_of_kind("scoring-zone")
+        over = [self._one(overlap_calls, obs, piece, z) for z in zones]
+        over = [v for v in over if v is not None]
+        over_v = max(over, key=lambda v: v.margin) if over else None
+        knocked = []
+        for n in [n for n in flick.before if n in engine and n != piece]:
+            v = self._oob(obs, n, flick)
+            if v is True or getattr(v, "answer", "") == "yes":
+                knocked.append(n)
+        ruling = adapt.move_ruling(self._oob(obs, piece, flick), over_v, inside3 if (carrier_struck or m_carrier) else None,
+                                   self.referee, struck=struck, carrier_struck=carrier_struck or m_carrier,
+                                   touched_ball=touched_ball, knocked_out=tuple(sorted(knocked)), positions=positions)
+        ruling = self._doubt(ruling, "struck", struck, m_struck, flick, f"{piece} touched {', '.join(set(m_struck) - set(struck))}")
+        ruling = self._doubt(ruling, "carrier_struck", carrier_struck, m_carrier, flick, f"{piece} struck the carrier {carrier}")
+        return self._doubt(ruling, "touched_ball", touched_ball, m_ball, flick, f"{piece} touched the ball")
+
+    def _pass_ruling(self, flick, obs, carrier, sure, every, names, positions):
+        from referee.pending import Ruling
+
+        engine = self._engine_ids()
+        ball = self.track("ball")
+
+        def first(contacts):
+            for c in contacts:
+                if ball is not None and ball.id in (c.a, c.b):
+                    other = names.get(c.b if c.a == ball.id else c.a, "")
+                    if other in engine and other != carrier:
+                        return other
+            return ""
+
+        caught, maybe = first(sure), first(every)
+        facts, pending = {"caught_by": caught, "automatic": False, "positions": positions}, {}
+        oob = self._oob(obs, "ball", flick)
+        verdicts = ()
+        if hasattr(oob, "answer"):
+            from referee.pending import fact_from_verdict
+
+            fact_from_verdict(GAME, "out_of_bounds", oob, self.referee.default_for(GAME, "out_of_bounds"), facts, pending)
+            verdicts = (oob,)
+        else:
+            facts["out_of_bounds"] = bool(oob)
+
+        def build(values):
+            from rules.dino_dunk.actions import PassResult
+
+            return PassResult(caught_by=values["caught_by"], out_of_bounds=bool(values["out_of_bounds"]) and not values["caught_by"],
+                              automatic=False, positions=values["positions"])
+
+        ruling = Ruling(GAME, "PassResult", facts, pending, verdicts, build)
+        return self._doubt(ruling, "caught_by", caught, maybe, flick, f"the ball first touched {maybe or 'no dinosaur'}")
+
+    def _id(self, name: str):
+        tr = self.track(name)
+        return tr.id if tr is not None else None
+
+    def _ball_on_top(self, flick: Flick, obs: Observation, carrier: str) -> bool:
+        """The ball stands above the disc (its top higher than the disc's by most of the ball's own
+        height) and within its footprint at the settle, and was never seen down on the mat."""
+        b, c = self._index(obs, "ball"), self._index(obs, carrier)
+        if b is None or c is None:
+            return False
+        ball_h = self.specs.piece(GAME, "ball").height
+        disc_top = float(obs.height[c])
+        on = obs.height[b] > disc_top + 0.5 * ball_h and np.hypot(*(obs.xy[b] - obs.xy[c])) <= obs.radius[c] + 3 * obs.sigma[b]
+        ball = self.track("ball")
+        if ball is not None and on:
+            for f in flick.frames:
+                if f.t < flick.t_start:
+                    continue
+                k = np.flatnonzero(f.obs.track_id == ball.id)
+                if len(k) and f.obs.height[k[0]] < disc_top - 0.25 * ball_h:
+                    return False
+        return bool(on)
+
+    def _infer(self, flick, exp, contacts, tracks, names, t0, obs) -> bool:
+        """No action was declared: push the Activate the first mover implies (see module doc)."""
+        from rules.dino_dunk import Activate
+
+        mover = flick.mover
+        carrier = self.game.state["ball"]["carrier"]
+        if not mover or mover not in flick.before or mover not in flick.after or \
+                np.hypot(*np.subtract(flick.after[mover], flick.before[mover])) < self.min_flick_mm:
+            flick.notes.append("could not tell which piece was flicked; declare the action")
+            return False
+        if mover == "ball":
+            side = carrier.split(":")[0] if carrier else exp["side"]
+            ball = self.track("ball")
+            discs = [tr for tr in tracks if tr.kind.startswith("disc-") and tr.name != carrier]
+            hits = touched(ball, discs, t0, self.contact_config, deflections=True) if ball is not None else []
+            first = names.get(hits[0].b, "") if hits else ""
+            action = "pass" if first.split(":")[0] == side else "shoot"
+            piece = carrier or ""
+        else:
+            piece = mover
+            action = "dunk" if mover == carrier and self._ball_on_top(flick, obs, mover) else "move"
+        try:
+            self.act(Activate(piece, action))
+        except ValueError as exc:
+            flick.notes.append(f"inferred {action} by {piece} is not legal now: {exc}")
+            return False
+        flick.notes.append(f"inferred: {piece} {action} (first mover {mover})")
+        pend = self.game.pending()
+        if pend["kind"] != "fact":
+            self.game.pop()
+            flick.notes.append(f"the engine waits for {pend['kind']} after the inferred activation; declare the action")
+            return False
+        flick.expected = {"action": pend["action"], "piece": pend["piece"] or "", "side": pend["side"], "inferred": True}
+        return True
+
+
+def _foul_shot(adapt, overlaps, oob, config, positions):
+    return adapt.shot_ruling(overlaps, None, oob, config, positions=positions)
+
+
+def _first_mover(tracks, t0, cfg):
+    """The track that started to move first after ``t0`` (None when nothing did)."""
+    from vision.contacts import _start_of_motion
+
+    starts = []
+    for tr in tracks:
+        s = _start_of_motion(tr, cfg, t0)
+        if s is not None:
+            starts.append((s[0], tr.id))
+    return min(starts)[1] if starts else None

@@ -52,7 +52,9 @@ class PhysicsError(ValueError):
 
 @dataclass(frozen=True)
 class Flick:
-    """At time ``t`` (s) give ``piece`` the velocity (vx, vy) mm/s (mat mm frame) and ``spin`` rad/s."""
+    """At time ``t`` (s) an impulse on ``piece`` that changes its velocity by (vx, vy) mm/s (mat mm
+    frame) and its spin by ``spin`` rad/s: the impulse is mass x (vx, vy) g·mm/s. A piece at rest
+    leaves at exactly (vx, vy)."""
 
     piece: str
     vx: float
@@ -354,8 +356,9 @@ class _World:
             raise PhysicsError(f"piece {action.piece!r} ({item.piece.kind}) is static and cannot be moved")
         item.body.activate()
         if isinstance(action, Flick):
-            item.body.velocity = (action.vx, action.vy)
-            item.body.angular_velocity = action.spin
+            m = item.body.mass
+            item.body.apply_impulse_at_world_point((m * action.vx, m * action.vy), item.body.position)
+            item.body.angular_velocity = item.body.angular_velocity + action.spin
             for other in self.items.values():
                 c = other.carry
                 if c is not None and c.carrier == action.piece and math.hypot(action.vx, action.vy) > c.max_launch_mm_s:

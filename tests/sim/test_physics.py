@@ -275,3 +275,11 @@ def test_random_tables_lose_energy_settle_and_never_overlap(seed, n, speed, angl
             assert math.hypot(a.x - b.x, a.y - b.y) >= a.radius + b.radius - 0.5
     for c in run.contacts:  # every touch involves a piece set moving by the flick
         assert c.a in causal_tree(run.contacts, "p0") and c.b in causal_tree(run.contacts, "p0")
+
+
+def test_a_flick_is_an_impulse_that_adds_to_the_motion():
+    # two flicks at t = 0 and t = 0.1 s along x: the second adds its velocity to what is left
+    run = simulate(scene(disc("A", 100, 300)), [Flick("A", 800.0, 0.0), Flick("A", 400.0, 0.0, t=0.1)], CFG, None)
+    v_at = 800.0 - A_FRICTION * 0.1 + 400.0
+    expected = 800.0 * 0.1 - A_FRICTION * 0.1 ** 2 / 2 + v_at ** 2 / (2 * A_FRICTION)
+    assert run.final.by_id()["A"].x - 100 == pytest.approx(expected, abs=1.5)

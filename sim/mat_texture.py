@@ -48,15 +48,6 @@ class MatTexture:
     origin_mm: tuple
     border: tuple
 
-    def level_for(self, image_px_per_mm: float, oversample: float = 0.8) -> int:
-        """The coarsest level with at least ``oversample * image_px_per_mm`` texture px per mm
-        (a slight magnification blurs nothing that matters and keeps the texture in cache)."""
-        best = 0
-        for k, s in enumerate(self.scales):
-            if s >= oversample * image_px_per_mm:
-                best = k
-        return best
-
 
 # --------------------------------------------------------------------------------------------
 

@@ -117,27 +117,87 @@ def mat_points_of_pixels(camera: Camera, und_px: np.ndarray) -> tuple:
     return pts, valid
 
 
-def _mat_maps(camera: Camera, tex, level: int):
+def _level_maps(u0: np.ndarray, v0: np.ndarray, level: int):
+    """Fixed-point remap maps for texture ``level`` from level-0 texture coordinates (exact: level
+    k's continuous coordinate is (u0 + 0.5) / 2^k - 0.5)."""
     import cv2
 
-    img = tex.levels[level]
-    key = (camera.key(), tex.origin_mm, tex.scales[level], img.shape)
+    f = 1.0 / (1 << level)
+    return cv2.convertMaps(((u0 + 0.5) * f - 0.5).astype(np.float32), ((v0 + 0.5) * f - 0.5).astype(np.float32),
+                           cv2.CV_16SC2)
+
+
+def _texture_coords(camera: Camera, tex):
+    """Level-0 texture coordinates (u, v) of every output pixel's ray on the mat plane, and valid."""
+    pts, valid = mat_points_of_pixels(camera, undistorted_pixel_grid(camera))
+    s = tex.scales[0]
+    u = np.where(valid, (pts[..., 0] - tex.origin_mm[0]) * s - 0.5, -1e5)
+    v = np.where(valid, (pts[..., 1] - tex.origin_mm[1]) * s - 0.5, -1e5)
+    return u, v, valid
+
+
+def _mat_maps(camera: Camera, tex, level: int):
+    """Remap maps of one texture level for ``camera`` (cached)."""
+    key = ("level", camera.key(), tex.origin_mm, tex.scales[0], tex.levels[0].shape, level)
 
     def make():
-        pts, valid = mat_points_of_pixels(camera, undistorted_pixel_grid(camera))
-        s = tex.scales[level]
-        u = (pts[..., 0] - tex.origin_mm[0]) * s - 0.5
-        v = (pts[..., 1] - tex.origin_mm[1]) * s - 0.5
-        u = np.where(valid, u, -100.0).astype(np.float32)
-        v = np.where(valid, v, -100.0).astype(np.float32)
-        return cv2.convertMaps(u, v, cv2.CV_16SC2)
+        u, v, _ = _texture_coords(camera, tex)
+        return _level_maps(u, v, level)
 
     return _MAPS.get_or_make(key, make)
 
 
+LOD_BIAS = -0.5  # a little sharper than isotropic trilinear filtering, at a hint of aliasing
+LOD_BAND = 0.2  # half-width (in levels) of the blend between two levels; elsewhere one level alone
+
+
+def _mat_plan(camera: Camera, tex):
+    """Per-pixel level of detail for ``camera`` (cached): [(level, (y0, y1, x0, x1), map1, map2,
+    full, band)]: each level's maps on the box where it contributes, ``full`` (uint8) where it is
+    copied as is (alone, or under the next level's blend), ``band`` the box and weights where it blends with the level below. A pixel uses the level nearest log2(texels per pixel) (the
+    larger of its two axes), blended with the next one within ``LOD_BAND`` of their boundary, so
+    near parts of a tilted mat stay sharp, far parts do not alias, and no seam shows."""
+    key = ("plan", camera.key(), tex.origin_mm, tex.scales[0], tex.levels[0].shape, len(tex.levels))
+
+    def make():
+        u, v, valid = _texture_coords(camera, tex)
+        gx = np.hypot(np.gradient(u, axis=1), np.gradient(v, axis=1))
+        gy = np.hypot(np.gradient(u, axis=0), np.gradient(v, axis=0))
+        top = len(tex.levels) - 1
+        lod = np.clip(np.log2(np.maximum(np.maximum(gx, gy), 1e-6)) + LOD_BIAS, 0.0, float(top))
+        h0, w0 = tex.levels[0].shape[:2]
+        inside = valid & (u > -2) & (v > -2) & (u < w0 + 1) & (v < h0 + 1)  # else the flat table colour
+        plan = []
+        for k in range(int(np.floor(lod.min())), int(np.ceil(lod.max())) + 1):
+            rise = np.clip((lod - (k - 0.5 - LOD_BAND)) / (2 * LOD_BAND), 0.0, 1.0) if k > 0 else 1.0
+            fall = np.clip(((k + 0.5 + LOD_BAND) - lod) / (2 * LOD_BAND), 0.0, 1.0) if k < top else 1.0
+            w = (np.ones_like(lod) * rise * fall * inside).astype(np.float32)
+            rows, cols = np.nonzero(w.max(axis=1))[0], np.nonzero(w.max(axis=0))[0]
+            if not len(rows):
+                continue
+            y0, y1, x0, x1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+            m1, m2 = _level_maps(u[y0:y1, x0:x1], v[y0:y1, x0:x1], k)
+            wr = w[y0:y1, x0:x1]
+            # the rising edge: where this level blends with the one below (already drawn there)
+            rising = (wr > 0) & (wr < 1) & (lod[y0:y1, x0:x1] < k) if plan else np.zeros(wr.shape, bool)
+            full = ((wr > 0) & ~rising).astype(np.uint8)  # drawn as is (blended over by the next level)
+            band = None
+            if rising.any():
+                br, bc = np.nonzero(rising.any(axis=1))[0], np.nonzero(rising.any(axis=0))[0]
+                b = (br[0], br[-1] + 1, bc[0], bc[-1] + 1)
+                wb = np.ascontiguousarray(np.where(rising, wr, 0.0)[b[0]:b[1], b[2]:b[3]]).astype(np.float32)
+                band = (b, wb, np.ascontiguousarray(np.where(rising[b[0]:b[1], b[2]:b[3]], 1.0 - wb, 1.0)).astype(np.float32))
+            plan.append((k, (y0, y1, x0, x1), m1, m2, full, band))
+        return plan
+
+    return _PLANS.get_or_make(key, make)
+
+
+_PLANS = LruCache(4)  # per (camera, texture geometry): the per-pixel level-of-detail plan
+
+
 def image_scale_px_per_mm(camera: Camera, board) -> float:
-    """Geometric mean over the mat's corners and centre of the image px per mat mm (the scale the
-    mat texture is sampled at)."""
+    """Geometric mean over the mat's corners and centre of the image px per mat mm."""
     tr = camera.transform()
     pts = np.vstack([board.corners_mm(), [[board.length_mm / 2, board.width_mm / 2]]])
     scale = 1.0 / tr.mm_per_px(pts)
@@ -145,19 +205,35 @@ def image_scale_px_per_mm(camera: Camera, board) -> float:
     return float(np.exp(np.mean(np.log(scale)))) if len(scale) else 1.0
 
 
-def warp_texture(tex, camera: Camera, level: int = 0) -> np.ndarray:
+def warp_texture(tex, camera: Camera, level: int | None = None) -> np.ndarray:
     """A top-down texture of the mat plane (any :class:`MatTexture`) as ``camera`` sees it:
-    (H, W, C) uint8 in image px, lens distortion included. The one geometric path every mat takes."""
+    (H, W, C) uint8 in image px, lens distortion included. ``level`` None: per-pixel level of
+    detail (what the renderer does); an int: that one level. The one geometric path every mat takes."""
     import cv2
 
-    m1, m2 = _mat_maps(camera, tex, level)
-    return cv2.remap(tex.levels[level], m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=tex.border)
+    def remap(k, m1, m2):
+        return cv2.remap(tex.levels[k], m1, m2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=tex.border)
+
+    if level is not None:
+        return remap(level, *_mat_maps(camera, tex, level))
+    plan = _mat_plan(camera, tex)
+    w_px, h_px = camera.size
+    out = np.empty((h_px, w_px) + tex.levels[0].shape[2:], np.uint8)
+    out[:] = tex.border  # the table beyond the texture (no level draws there)
+    for k, (y0, y1, x0, x1), m1, m2, full, band in plan:
+        new = remap(k, m1, m2)
+        roi = out[y0:y1, x0:x1]
+        cv2.copyTo(new, full, roi)  # alone, or to be blended with the next level
+        if band is not None:  # where it blends with the level below, drawn before it
+            (b0, b1, c0, c1), wb, keep = band
+            sub = roi[b0:b1, c0:c1]
+            sub[:] = cv2.blendLinear(sub, new[b0:b1, c0:c1], keep, wb)
+    return out
 
 
 def warp_mat(board, style, camera: Camera) -> np.ndarray:
     """The mat (and table) as the camera sees it: (H, W, 3) uint8, image px."""
-    tex = mat_texture(board, style)
-    return warp_texture(tex, camera, tex.level_for(image_scale_px_per_mm(camera, board)))
+    return warp_texture(mat_texture(board, style), camera)
 
 
 # --------------------------------------------------------------------------------------------

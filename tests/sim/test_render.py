@@ -7,7 +7,7 @@ import pytest
 from calibration.board import load_board
 from sim.camera import look_at, random_camera
 from sim.mat_texture import MatTexture
-from sim.render import image_scale_px_per_mm, mat_points_of_pixels, render_scene, undistorted_pixel_grid, warp_texture
+from sim.render import mat_points_of_pixels, render_scene, undistorted_pixel_grid, warp_texture
 from sim.scene import PieceState, Scene
 from sim.style import clean_style, random_style
 
@@ -56,9 +56,7 @@ def test_mat_points_render_where_the_true_camera_projects_them(tilt, yaw, k1, si
     pts = np.array([[x, y] for x in np.linspace(60, 850, 6) for y in np.linspace(60, 550, 4)])
     tex = _dot_texture(pts)
     cam = look_at((457, 305), height, tilt, yaw, 0, 80, size=size, dist=(k1, 0.02, 0.001, -0.001, 0.0))
-    board = load_board("dino-dunk/tropic-turf")  # (only its size, for the texture level as the renderer picks it)
-    level = tex.level_for(image_scale_px_per_mm(cam, board))
-    dark = 255.0 - warp_texture(tex, cam, level)[:, :, 0].astype(np.float64)
+    dark = 255.0 - warp_texture(tex, cam)[:, :, 0].astype(np.float64)  # per-pixel levels, as the renderer
     expected = cam.transform().mat_to_image(pts)
     w, h = size
     errors = []

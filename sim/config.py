@@ -63,6 +63,8 @@ class DinoDunkConfig:
     roster: tuple = ("disc-small", "disc-medium", "disc-medium", "disc-medium", "disc-large")
     placement_gap_mm: tuple = (0.0, 9.0)
     near_miss_mm: float = 3.0
+    bot_shoot_mm: float = 330.0
+    bot_dunk_mm: float = 240.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,8 @@ class DodoDashConfig:
     racer_offset_mm: float = 14.0
     projectiles: dict = field(default_factory=dict)  # name -> Projectile
     landing_bounce: float = 0.35
+    aim_sigma_deg: float = 10.0
+    egg_aim_sigma_deg: float = 8.0
     first_hit_only: tuple = ("feather", "dodo")
 
 
@@ -93,6 +97,7 @@ class MorrisConfig:
     colours: tuple = ("blue", "purple", "red", "yellow")
     slide_speed_mm_s: tuple = (120.0, 450.0)
     fall_height_mm: tuple = (15.0, 40.0)
+    spread_deg: float = 50.0
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ the state carries over from flick to flick (for :mod:`sim.live`).
 Each :meth:`DinoDunkBot.activate` plays one activation (two per turn, teams alternating) and
 returns an :class:`sim.live.Episode`: the physics frames, the contacts and events, and the call
 (answers from :mod:`sim.truth`). The bot's choices, by distance from the ball carrier to its target
-zone: Shoot within ``SHOOT_MM``, sometimes Dunk with a large or small disc within ``DUNK_MM``, Pass
+zone: Shoot within ``dino-dunk.bot_shoot_mm``, sometimes Dunk with a large or small disc within
+``bot_dunk_mm``, Pass
 to a team-mate nearer the zone, else Move the carrier towards the zone; the other activation moves
 a team-mate upcourt; defenders move into the lane between the carrier and the zone (and now and then
 straight at the carrier: fouls happen); with a loose ball the nearest disc goes for it.
@@ -24,8 +25,6 @@ from sim.scenarios import dino_dunk as dd
 from sim.scenarios.common import Scenario, free_spot, piece, play_area, stop_speed
 from sim.scene import Scene
 
-SHOOT_MM = 330.0
-DUNK_MM = 240.0
 SHOT_CLOCK = 6
 
 
@@ -152,9 +151,9 @@ class DinoDunkBot:
         if side == carrier.attributes["team"]:
             if carrier.id not in self.used:
                 d = math.hypot(zc[0] - carrier.x, zc[1] - carrier.y)
-                if d < DUNK_MM and carrier.kind in ("disc-large", "disc-small") and rng.random() < 0.5:
+                if d < self.cfg.dino_dunk.bot_dunk_mm and carrier.kind in ("disc-large", "disc-small") and rng.random() < 0.5:
                     return carrier.id, "dunk", (zc[0], zc[1]), d * float(rng.uniform(0.8, 1.15))
-                if d < SHOOT_MM and rng.random() < 0.75:
+                if d < self.cfg.dino_dunk.bot_shoot_mm and rng.random() < 0.75:
                     return carrier.id, "shoot", (zc[0], zc[1]), math.hypot(zc[0] - ball.x, zc[1] - ball.y) * float(rng.uniform(0.8, 1.2))
                 mates = [q for q in mine if q.id != carrier.id and math.hypot(zc[0] - q.x, zc[1] - q.y) < d - 60]
                 if mates and rng.random() < 0.6:

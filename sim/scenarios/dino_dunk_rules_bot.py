@@ -15,7 +15,7 @@ import math
 from sim.physics import Carry, Flick, simulate
 from sim.scenarios import dino_dunk as dd
 from sim.scenarios.common import Scenario, free_spot, piece, play_area, stop_speed
-from sim.scenarios.dino_dunk_game import DUNK_MM, SHOOT_MM, DinoDunkBot, _copy_piece
+from sim.scenarios.dino_dunk_game import DinoDunkBot, _copy_piece
 from sim.scene import Scene
 
 
@@ -132,9 +132,9 @@ class DinoDunkRulesBot(DinoDunkBot):
             c = self.pieces[self.carrier]
             zc = self._target(c.attributes["team"])
             d = math.hypot(zc[0] - c.x, zc[1] - c.y)
-            if d < DUNK_MM and (self.carrier, "dunk") in by and rng.random() < 0.5:
+            if d < self.cfg.dino_dunk.bot_dunk_mm and (self.carrier, "dunk") in by and rng.random() < 0.5:
                 return by[(self.carrier, "dunk")]
-            if d < SHOOT_MM and (self.carrier, "shoot") in by and rng.random() < 0.75:
+            if d < self.cfg.dino_dunk.bot_shoot_mm and (self.carrier, "shoot") in by and rng.random() < 0.75:
                 return by[(self.carrier, "shoot")]
             if (self.carrier, "pass") in by and rng.random() < 0.5:
                 return by[(self.carrier, "pass")]

@@ -103,7 +103,7 @@ def make_throw(rng, board, specs, cfg, projectile: str | None = None, seed: int 
         target = racers[int(rng.integers(len(racers)))]
         meta["target"] = target.id
         meta["set_aside"] = sorted(p.id for p in [thrower, *others] if p.id not in {r.id for r in racers})
-        aim = math.atan2(target.y - hy, target.x - hx) + math.radians(float(rng.normal(0, 8.0)))
+        aim = math.atan2(target.y - hy, target.x - hx) + math.radians(float(rng.normal(0, dcfg.egg_aim_sigma_deg)))
         tok.x, tok.y = float(hx), float(hy)
         actions = [Flick(tok.id, speed * math.cos(aim), speed * math.sin(aim))]
         meta["launch"] = {"x": tok.x, "y": tok.y, "z": 0.0, "vx": speed * math.cos(aim), "vy": speed * math.sin(aim)}
@@ -117,7 +117,7 @@ def make_throw(rng, board, specs, cfg, projectile: str | None = None, seed: int 
             ax = ay = 0.0
         else:
             aim = math.atan2(target.y - thrower.y, target.x - thrower.x) if target is not thrower else float(rng.uniform(-math.pi, math.pi))
-            aim += math.radians(float(rng.normal(0, 10.0)))
+            aim += math.radians(float(rng.normal(0, dcfg.aim_sigma_deg)))
             vx, vy = speed * math.cos(aim), speed * math.sin(aim)
             t_f = _flight_time(z0, vz, g)
             ax = ay = 0.0

@@ -75,7 +75,7 @@ def make_slide(rng, board, specs, cfg, eggs: int | None = None, p_broken: float 
     pieces, actions = [toucan], []
     r_e = specs.piece(GAME, "egg").radius
     for i in range(1, eggs + 1):
-        a = heading + math.radians(float(rng.uniform(-50.0, 50.0)))
+        a = heading + math.radians(float(rng.uniform(-mcfg.spread_deg, mcfg.spread_deg)))
         reach = r_t + r_e + 1.0  # both fly off the front edge
         side = (i - 1.5) * (2 * r_e + 2) if eggs == 2 else 0.0  # head and a wing: side by side
         ex = tx + reach * math.cos(a) - side * math.sin(a)

@@ -9,6 +9,13 @@ dashboard: a small object bound to one app, with the same record functions the A
     link.fact(game.action_to_dict(MoveResult(...)))   # a settled fact, no call needed
     link.action({...}), link.current(), link.close()
 
+The record is the truth. A session that keeps its own engine (``session.core.Session.game``) stays
+in step by following it: ``rows = link.rows_since(seq)`` gives every row appended after ``seq`` —
+actions pushed from the pages, decisions on its calls and the facts they applied, undos — to apply
+to its copy in order (or simply take ``link.game_copy()`` again). Facts it pushes itself go through
+``link.fact`` / ``link.call`` *first*; the record refuses what the engine refuses (409), so an
+out-of-step session finds out at once.
+
 A session in another process uses the HTTP API instead (``POST /api/calls``, ``/api/evidence``,
 ``/api/matches/<id>/actions``); only frames need this in-process link.
 """
@@ -56,6 +63,10 @@ class TableLink:
         with self.hub.lock:
             rep = self.hub.replayed(self.store, self._match(match_id))
             return rep.game.copy(stack=False), [dict(c) for c in rep.pending_calls()]
+
+    def rows_since(self, seq: int = 0, match_id: str | None = None) -> list[dict]:
+        """Log rows after ``seq`` ({seq, t, kind, actor, data}), oldest first."""
+        return self.store.rows(self._match(match_id), after=seq)
 
     # -- writing --------------------------------------------------------------------------------
     def action(self, action: dict, actor: str = "player", match_id: str | None = None) -> dict:

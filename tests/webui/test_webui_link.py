@@ -27,3 +27,20 @@ def test_link_frames_calls_and_facts(app, client, started):
         assert [(x["kind"], x["actor"]) for x in rows] == [("call", "live session"), ("decision", "judge"), ("fact", "judge")]
     finally:
         link.close()
+
+
+def test_a_session_can_follow_the_record(app, client, started):
+    link = TableLink(app)
+    try:
+        game, _ = link.game_copy()
+        seq = 0
+        a = client.get(f"/api/matches/{started}").get_json()["legal"][0]
+        client.post(f"/api/matches/{started}/actions", json={"action": a, "actor": "web"})
+        rows = link.rows_since(seq)
+        assert [(r["kind"], r["actor"], r["data"]["action"]) for r in rows] == [("action", "web", a)]
+        for r in rows:  # the session applies them to its own copy
+            game.push(game.action_from_dict(r["data"]["action"]))
+        assert game.to_json() == link.game_copy()[0].to_json()
+        assert link.rows_since(rows[-1]["seq"]) == []
+    finally:
+        link.close()

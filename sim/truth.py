@@ -94,13 +94,15 @@ def edge_distances(scene: Scene, ids: list | None = None) -> dict:
 
 
 def frame_truth(scene: Scene, render_truth: dict | None = None) -> dict:
-    """One frame's truth: t and, per piece, base centre (mat mm), z, height, moving, attributes, and
+    """One frame's truth: t and, per piece, base centre (mat mm), z, height, moving (sliding faster than
+    1 mm/s or in the air), airborne, attributes, and
     from ``render_truth`` (the renderer's id -> {image px of base centre, visible fraction, bbox})."""
     rows = []
     for p in scene.pieces:
+        airborne = p.z > 0 and not p.attributes.get("carried_by") and not p.attributes.get("static")
         row = {"id": p.id, "kind": p.kind, "x_mm": round(p.x, 4), "y_mm": round(p.y, 4), "z_mm": round(p.z, 4),
                "height_mm": p.height, "radius_mm": p.radius, "size_mm": list(p.size), "angle_deg": round(p.angle_deg, 4),
-               "moving": p.moving, "attributes": dict(p.attributes)}
+               "moving": p.moving or airborne, "airborne": airborne, "attributes": dict(p.attributes)}
         if render_truth and p.id in render_truth:
             rt = render_truth[p.id]
             rt = rt if isinstance(rt, dict) else getattr(rt, "__dict__", {})

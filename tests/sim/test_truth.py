@@ -235,3 +235,11 @@ def test_racer_hexes_against_the_track_table():
     assert got["r1"]["track"] == "outer" and got["r1"]["index"] == 7
     assert got["r1"]["off_centre_mm"] == pytest.approx(math.hypot(5.0, 3.0), abs=1e-3)
     assert got["r2"] == {"track": "outer", "index": 0, "off_centre_mm": 0.0}
+
+
+def test_a_falling_token_is_moving_even_without_horizontal_speed():
+    tok = PieceState("m", "meteorite", 100.0, 100.0, 11.0, 4.0, z=120.0)
+    carried = PieceState("ball", "ball", 100.0, 100.0, 9.5, 9.0, z=9.0, attributes={"carried_by": "d"})
+    rows = {r["id"]: r for r in frame_truth(Scene("dodo-dash", "dodo-dash/dodorado-jungle", [tok, carried]))["pieces"]}
+    assert rows["m"]["moving"] and rows["m"]["airborne"]
+    assert not rows["ball"]["moving"] and not rows["ball"]["airborne"]

@@ -5,7 +5,10 @@
   (``vision/classify.py``), measures them on renders of other seeds and writes
   ``models/attributes/<task>.npz`` and ``metrics.json``.
 
-Further ``train`` subcommands (``detector``) are added to ``register`` here.
+- ``tableref train detector [--images N] [--seed S] [--epochs E] [--hours H] [--data DIR] [--out DIR]``
+  renders the YOLO dataset (``vision/detector_data.py``), trains yolo11n from scratch on the CPU
+  (``vision/yolo.py``), and writes ``detector.pt``, ``detector.onnx`` and ``train.json`` to
+  ``models/detector`` (see its README for the shipped run).
 """
 
 from __future__ import annotations
@@ -28,6 +31,20 @@ def register(subparsers) -> None:
     a.add_argument("--out", default=None, help="output folder (default: models/attributes)")
     a.add_argument("--quiet", action="store_true", help="no progress bars")
     a.set_defaults(func=run_attributes)
+
+    d = sub.add_parser("detector", help="the YOLO piece detector (every class of the four games), from scratch on the CPU",
+                       description="Render the simulator's detection dataset, train yolo11n from scratch, export ONNX.")
+    d.add_argument("--images", type=int, default=1000, help="rendered images (default 1000, 20%% for validation)")
+    d.add_argument("--seed", type=int, default=11, help="dataset seed (the vision bench uses another)")
+    d.add_argument("--epochs", type=int, default=60, help="epochs (default 60; --hours caps the run)")
+    d.add_argument("--hours", type=float, default=1.1, help="wall-clock budget in hours (default 1.1; 0: epochs only)")
+    d.add_argument("--imgsz", type=int, default=320, help="network input size (default 320)")
+    d.add_argument("--batch", type=int, default=16)
+    d.add_argument("--workers", type=int, default=2)
+    d.add_argument("--data", default=None, help="dataset folder (reused if it has data.yaml; default a temp folder)")
+    d.add_argument("--runs", default=None, help="ultralytics run folder (default: a temp folder)")
+    d.add_argument("--out", default=None, help="output folder (default: models/detector)")
+    d.set_defaults(func=run_detector)
 
 
 def run_attributes(args: argparse.Namespace) -> int:
@@ -64,6 +81,45 @@ def run_attributes(args: argparse.Namespace) -> int:
         metrics_path.write_text(json.dumps(all_metrics, indent=1, sort_keys=True) + "\n")
         print(f"{task:10s} accuracy {m['accuracy'] * 100:6.2f}% on {m['n']} held-out crops "
               f"({len(train)} train; render {t1 - t0:.0f}s, fit {t2 - t1:.0f}s) -> {path}")
+    return 0
+
+
+def run_detector(args: argparse.Namespace) -> int:
+    import json
+    import platform
+    import shutil
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from vision.detector_data import CLASSES, export, write_data_yaml
+    from vision.yolo import export_onnx, train
+
+    if args.images < 10:
+        raise ValueError("--images must be at least 10")
+    root = Path(__file__).resolve().parents[1]
+    out = Path(args.out) if args.out else root / "models" / "detector"
+    data = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="tableref-detector-data-"))
+    runs = Path(args.runs) if args.runs else Path(tempfile.mkdtemp(prefix="tableref-detector-runs-"))
+    t0 = time.perf_counter()
+    if not (data / "data.yaml").exists():
+        export(data, args.images, seed=args.seed, progress=_bar("render dataset", False))
+    write_data_yaml(data, args.seed, args.images)
+    t1 = time.perf_counter()
+    print(f"dataset: {data} ({t1 - t0:.0f}s); training yolo11n from scratch, imgsz {args.imgsz}, "
+          f"{args.epochs} epochs or {args.hours} h", flush=True)
+    best = train(data / "data.yaml", runs / "detector", epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
+                 seed=args.seed, workers=args.workers, hours=args.hours or None)
+    t2 = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(best, out / "detector.pt")
+    onnx = export_onnx(out / "detector.pt", imgsz=args.imgsz)
+    facts = {"classes": list(CLASSES), "images": args.images, "seed": args.seed, "imgsz": args.imgsz, "batch": args.batch,
+             "epochs_asked": args.epochs, "hours": args.hours, "data_s": round(t1 - t0), "train_s": round(t2 - t1),
+             "results_csv": (runs / "detector" / "results.csv").read_text() if (runs / "detector" / "results.csv").exists() else "",
+             "machine": f"{platform.machine()} {platform.processor()}", "onnx": onnx.name}
+    (out / "train.json").write_text(json.dumps(facts, indent=1) + "\n")
+    print(f"wrote {out / 'detector.pt'} and {onnx} (train {t2 - t1:.0f}s)")
     return 0
 
 

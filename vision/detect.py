@@ -1,20 +1,28 @@
 """Detection: a frame and a registered board in, an :class:`~vision.core.Observation` in mat mm out.
 
-Two detectors find rough positions, one refinement places each piece at its base centre:
+The public entry point is :class:`Detector`, built once per table set-up (board, specs, the
+registration ``MatTransform``, the empty mat captured at setup, the configuration and the model)
+and called on every frame: ``detector(frame_bgr, frame_index, timestamp) -> Observation``.
 
-- **classical** (OpenCV only): the difference against the empty mat captured at setup, rectified
-  onto the plane of the pieces' tops (``MatTransform.homography(h)``) at ``px_per_mm``; round
-  pieces are the peaks of the distance transform of that mask, their size class the peak's value.
-  Large blobs touching the image border are hands and arms, reported as occluders, not pieces.
-- **yolo** (:mod:`vision.yolo`): boxes in image px with a class; the rough mat position of a box
-  is its centre mapped through the plane at half the piece's height.
+Two detectors find rough positions, one refinement places each round piece at its base centre:
 
-Then :func:`vision.refine.refine_discs` fits each round piece's top face in the view rectified at
-its height, which removes the parallax of the top (several mm in an oblique view) and gives σ.
+- **classical** (OpenCV only): the difference against the empty mat, rectified onto the plane of
+  the pieces' tops (``MatTransform.homography(h)``) at ``px_per_mm``; round pieces are the peaks of
+  the distance transform of that mask, their size class the peak's value. Large blobs touching the
+  image border are hands and arms, reported as occluders, not pieces.
+- **yolo** (:mod:`vision.yolo`): boxes in image px with a class (every class of the four games,
+  see ``vision.detector_data.CLASSES``); the rough mat position of a box is its centre mapped
+  through the plane at half the piece's height.
+
+Then :func:`vision.refine.refine_discs` fits each round piece's outline in the view rectified at
+its top's height (parallax removed) and gives σ. Pieces that are not round (figures, projectiles,
+cards) keep the box's position with a σ from the box size. Attributes (team, egg face and colour,
+card kind, racer colour) come from :mod:`vision.classify` when its models are present.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,20 +33,33 @@ from vision.core import Observation
 from vision.refine import RefineConfig, refine_discs
 
 CONFIG_PATH = Path(__file__).resolve().parent / "config.yaml"
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODEL = ROOT / "models" / "detector" / "detector.onnx"
+METHODS = ("classical", "yolo", "auto")
+
+# pieces refined as upright cylinders (round footprint, flat top)
+ROUND_SHAPES = ("disc",)
+ROUND_TOKENS = {("morris", "egg"), ("morris", "shelter")}
+
+
+class DetectError(ValueError):
+    """The detector cannot run as asked (no empty mat for the classical path, no model for yolo)."""
 
 
 @dataclass(frozen=True)
 class RoundKind:
-    """A round piece class: name, radius and height in mm."""
+    """A piece kind: name, footprint radius and top height in mm, and whether it is refined as an
+    upright cylinder (``round``)."""
 
     name: str
     radius: float
     height: float
+    round: bool = True
 
 
 @dataclass(frozen=True)
 class DetectConfig:
-    """Thresholds of the classical detector (see ``vision/config.yaml``)."""
+    """Thresholds of the detectors (see ``vision/config.yaml``)."""
 
     px_per_mm: float = 1.0
     blur_px: float = 1.5
@@ -48,6 +69,9 @@ class DetectConfig:
     hand_area_mm2: float = 12000.0
     border_px: int = 3
     min_confidence: float = 0.25
+    yolo_conf: float = 0.25
+    yolo_iou: float = 0.5
+    box_sigma_fraction: float = 0.08
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -56,20 +80,49 @@ class DetectConfig:
 
         data = yaml.safe_load(Path(path).read_text()) or {}
         det = dict(data.get("detect", {}))
-        ref = RefineConfig(**data.get("refine", {}))
-        unknown = set(det) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"{path}: detect: unknown keys {sorted(unknown)}")
-        return cls(refine=ref, **det)
+        ref = dict(data.get("refine", {}))
+        for section, keys, klass in (("detect", det, cls), ("refine", ref, RefineConfig)):
+            unknown = set(keys) - set(klass.__dataclass_fields__) - {"refine"}
+            if unknown:
+                raise ValueError(f"{path}: {section}: unknown keys {sorted(unknown)}")
+        return cls(refine=RefineConfig(**ref), **det)
+
+
+def piece_kinds(specs, game: str) -> dict[str, RoundKind]:
+    """Every piece kind of a game that lies on the mat, by name (radius and height from the specs)."""
+    out = {}
+    for p in specs.of_game(game).values():
+        if p.shape in ("hex",) or (p.shape == "token" and p.height <= 0):
+            continue
+        if p.diameter > 0:
+            r = p.radius
+        elif p.size:
+            r = 0.5 * float(np.hypot(*p.size))
+        else:
+            continue
+        rnd = p.shape in ROUND_SHAPES or (game, p.name) in ROUND_TOKENS
+        out[p.name] = RoundKind(p.name, r, p.height, rnd)
+    return out
 
 
 def round_kinds(specs, game: str) -> list[RoundKind]:
-    """The round pieces of a game that lie on the mat, from the specs (discs and tokens)."""
-    out = []
-    for p in specs.of_game(game).values():
-        if p.shape in ("disc", "token") and p.diameter > 0 and p.name not in ("possession-token", "scoring-token"):
-            out.append(RoundKind(p.name, p.radius, p.height))
-    return out
+    """The round pieces of a game that the classical detector looks for (discs and round tokens)."""
+    return [k for k in piece_kinds(specs, game).values()
+            if k.round and k.name not in ("possession-token", "scoring-token", "disc-tiny")]
+
+
+def class_to_kind(game: str, class_name: str, kinds: dict) -> str | None:
+    """The game's piece kind of a detector class (None: not a piece of this game, or a hand)."""
+    if class_name in ("card-up", "card-down"):
+        for name in ("card", "movement-card", "character-card"):
+            if name in kinds:
+                return name
+        return None
+    if class_name == "dodo-egg":
+        return "egg" if game == "dodo-dash" else None
+    if class_name == "egg":
+        return "egg" if game == "morris" else None
+    return class_name if class_name in kinds else None
 
 
 class Background:
@@ -79,7 +132,8 @@ class Background:
         import cv2
 
         if image is None or image.size == 0:
-            raise ValueError("the empty-mat image is empty: capture the mat again with nothing on it")
+            raise DetectError("the empty-mat image is empty: capture the mat again with nothing on it")
+        self.raw = image
         self.image = cv2.GaussianBlur(image, (0, 0), blur_px).astype(np.int16)
         self.blur_px = blur_px
 
@@ -88,8 +142,8 @@ class Background:
         import cv2
 
         if frame.shape != self.image.shape:
-            raise ValueError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
-                             f"{self.image.shape[1]}x{self.image.shape[0]}: capture the empty mat again")
+            raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
+                              f"{self.image.shape[1]}x{self.image.shape[0]}: capture the empty mat again")
         blurred = cv2.GaussianBlur(frame, (0, 0), self.blur_px).astype(np.int16)
         diff = np.abs(blurred - self.image).max(axis=2).astype(np.uint8)
         _, mask = cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY)
@@ -99,12 +153,19 @@ class Background:
 
 @dataclass
 class Candidates:
-    """Rough round pieces: ``xy`` (n, 2) mat mm, ``kind`` (n,) RoundKind index, ``score`` (n,)."""
+    """Rough pieces: ``xy`` (n, 2) mat mm, ``kind`` (n,) names, ``score`` (n,), ``xyxy`` (n, 4)
+    image px boxes (NaN for the classical path), ``occluders`` (m, 4) image px boxes of hands."""
 
     xy: np.ndarray
-    kind: np.ndarray
+    kind: list
     score: np.ndarray
-    occluders: list = field(default_factory=list)  # (4,) image px boxes of hands/arms
+    xyxy: np.ndarray
+    occluders: np.ndarray
+
+    @classmethod
+    def empty(cls, occluders=None) -> "Candidates":
+        occ = np.zeros((0, 4)) if occluders is None else np.asarray(occluders, dtype=float).reshape(-1, 4)
+        return cls(np.zeros((0, 2)), [], np.zeros(0), np.zeros((0, 4)), occ)
 
 
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
@@ -122,17 +183,18 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         x, y, w, h, area = stats[k]
         touches = x <= config.border_px or y <= config.border_px or x + w >= w_img - config.border_px or y + h >= h_img - config.border_px
         if touches and area * scale * scale > config.hand_area_mm2:
-            occluders.append(np.array([x, y, x + w, y + h], dtype=float))
+            occluders.append([x, y, x + w, y + h])
             mask[labels == k] = 0
     if not kinds:
-        return Candidates(np.zeros((0, 2)), np.zeros(0, int), np.zeros(0), occluders)
+        return Candidates.empty(occluders)
     s = config.px_per_mm
     heights = sorted({k.height for k in kinds})
-    xy, kind_idx, score = [], [], []
-    for height in heights:
+    xy, kind_names, score = [], [], []
+    size = (int(np.ceil(board.length_mm * s)) + 1, int(np.ceil(board.width_mm * s)) + 1)
+    to_mm = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1.0]])
+    taken = []
+    for height in sorted(heights, reverse=True):
         group = [i for i, k in enumerate(kinds) if k.height == height]
-        size = (int(np.ceil(board.length_mm * s)) + 1, int(np.ceil(board.width_mm * s)) + 1)
-        to_mm = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1.0]])
         H = transform.homography(height) @ to_mm
         top = cv2.warpPerspective(mask, H, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
         # fill holes (printed art on a top face can match the mat behind it)
@@ -143,37 +205,29 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         peaks = (dist >= rmin) & (dist >= cv2.dilate(dist, np.ones((5, 5), np.uint8)) - 1e-3)
         ys, xs = np.nonzero(peaks)
         order = np.argsort(-dist[ys, xs])
-        taken = []
         for j in order:
             px, py, r = xs[j], ys[j], dist[ys[j], xs[j]] / s
-            if any((px - tx) ** 2 + (py - ty) ** 2 < (tr * s * 0.9) ** 2 for tx, ty, tr in taken):
+            if any((px / s - tx) ** 2 + (py / s - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
                 continue
             fits = [(abs(kinds[i].radius - r), i) for i in group
                     if kinds[i].radius * config.min_radius_fraction <= r <= kinds[i].radius * config.max_radius_fraction]
             if not fits:
                 continue
             _, best = min(fits)
-            taken.append((px, py, kinds[best].radius))
+            taken.append((px / s, py / s, kinds[best].radius))
             xy.append((px / s, py / s))
-            kind_idx.append(best)
+            kind_names.append(kinds[best].name)
             score.append(min(1.0, r / kinds[best].radius))
-    return Candidates(np.array(xy, dtype=float).reshape(-1, 2), np.array(kind_idx, dtype=int), np.array(score), occluders)
-
-
-def detect_classical(frame: np.ndarray, transform: MatTransform, board, background: Background,
-                     kinds: list[RoundKind], config: DetectConfig | None = None, frame_index: int = -1,
-                     timestamp: float = 0.0) -> Observation:
-    """Every round piece on the mat as an Observation (mat mm), refined to its base centre."""
-    config = config or DetectConfig()
-    cand = classical_candidates(frame, transform, board, background, kinds, config)
-    return _refined_observation(frame, transform, cand.xy, [kinds[i] for i in cand.kind], cand.score,
-                                config, frame_index, timestamp)
+    n = len(xy)
+    return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
+                      np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4))
 
 
 def rough_from_boxes(transform: MatTransform, xyxy: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """(n, 4) boxes in image px → (n, 2) rough base centres in mat mm (box centre on the plane at
     half the piece's height)."""
     xyxy = np.asarray(xyxy, dtype=float).reshape(-1, 4)
+    heights = np.asarray(heights, dtype=float).reshape(-1)
     if len(xyxy) == 0:
         return np.zeros((0, 2))
     centres = np.column_stack([(xyxy[:, 0] + xyxy[:, 2]) / 2, (xyxy[:, 1] + xyxy[:, 3]) / 2])
@@ -184,28 +238,180 @@ def rough_from_boxes(transform: MatTransform, xyxy: np.ndarray, heights: np.ndar
     return out
 
 
-def detect_yolo(frame: np.ndarray, transform: MatTransform, detector, kinds_by_class: dict[str, RoundKind],
-                config: DetectConfig | None = None, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
-    """Round pieces from a YOLO detector (``vision.yolo.OnnxDetector`` or ``TorchDetector``)."""
-    config = config or DetectConfig()
+def yolo_candidates(frame: np.ndarray, transform: MatTransform, detector, game: str, kinds: dict,
+                    config: DetectConfig) -> Candidates:
+    """Every piece of the game that the YOLO detector boxes (image px → rough mat mm); hands apart."""
     det = detector(frame)
     names = det.class_name
-    keep = np.array([n in kinds_by_class for n in names], dtype=bool) & (det.confidence >= config.min_confidence)
-    det = det[keep]
-    kinds = [kinds_by_class[n] for n in det.class_name]
-    heights = np.array([k.height for k in kinds])
-    rough = rough_from_boxes(transform, det.xyxy, heights)
-    return _refined_observation(frame, transform, rough, kinds, det.confidence, config, frame_index, timestamp)
+    occ = det.xyxy[names == "hand"] if len(det) else np.zeros((0, 4))
+    kind = [class_to_kind(game, str(n), kinds) for n in names]
+    keep = np.array([k is not None for k in kind], dtype=bool) & (det.confidence >= config.min_confidence)
+    if not keep.any():
+        return Candidates.empty(occ)
+    kind = [k for k, ok in zip(kind, keep) if ok]
+    xyxy = det.xyxy[keep]
+    heights = np.array([kinds[k].height for k in kind])
+    return Candidates(rough_from_boxes(transform, xyxy, heights), kind, det.confidence[keep], xyxy, occ)
 
 
-def _refined_observation(frame, transform, rough, kinds, confidence, config, frame_index, timestamp) -> Observation:
-    if len(rough) == 0:
-        return Observation.empty(frame_index, timestamp)
-    radius = np.array([k.radius for k in kinds])
-    height = np.array([k.height for k in kinds])
-    res = refine_discs(frame, transform, rough, radius, height, config.refine)
-    conf = np.asarray(confidence, dtype=float) * np.where(res.ok, 1.0, 0.5)
-    sigma = np.where(res.ok, res.sigma, np.maximum(res.sigma, 3.0))
-    sigma = np.where(np.isfinite(sigma), sigma, 5.0)
-    return Observation(xy=res.xy, radius=radius, height=height, kind=[k.name for k in kinds], confidence=conf,
-                       sigma=sigma, frame_index=frame_index, timestamp=timestamp)
+def _suppress_duplicates(cand: Candidates, kinds: dict) -> Candidates:
+    """Two boxes of the same round piece (two classes for one disc): keep the more confident."""
+    n = len(cand.xy)
+    if n < 2:
+        return cand
+    order = np.argsort(-cand.score)
+    keep = []
+    for i in order:
+        ri = kinds[cand.kind[i]].radius
+        if any(kinds[cand.kind[j]].round and kinds[cand.kind[i]].round and
+               np.hypot(*(cand.xy[i] - cand.xy[j])) < 0.6 * min(ri, kinds[cand.kind[j]].radius) for j in keep):
+            continue
+        keep.append(i)
+    keep = np.sort(np.array(keep, dtype=int))
+    return Candidates(cand.xy[keep], [cand.kind[i] for i in keep], cand.score[keep], cand.xyxy[keep], cand.occluders)
+
+
+class Detector:
+    """Frame (BGR, image px) → :class:`Observation` (mat mm), built once per table set-up.
+
+    ``board`` (``calibration.board.Board``), ``transform`` the registration (image px ⇄ mat mm),
+    ``specs`` (``calibration.specs``; the shipped ones if None), ``background`` the empty mat (BGR
+    image, same size as the frames; needed by the classical path, used by the refinement of both),
+    ``config`` (:class:`DetectConfig`; ``vision/config.yaml`` if None), ``model`` a path to an
+    ``.onnx`` / ``.pt`` detector or a callable returning :class:`vision.yolo.Detections`
+    (``models/detector/detector.onnx`` if None and ``method`` is yolo/auto), ``method`` one of
+    ``classical``, ``yolo``, ``auto`` (yolo when a model is there, else classical), ``attributes``
+    whether to classify team / colour / face / card, ``profile`` a ``tableref teach`` profile.
+
+    After each call ``timings_ms`` holds the milliseconds of each stage and ``occluders`` the
+    (m, 4) image px boxes of hands and arms in that frame."""
+
+    def __init__(self, board, transform: MatTransform, specs=None, background: np.ndarray | None = None,
+                 config: DetectConfig | None = None, model=None, method: str = "auto", attributes: bool = True,
+                 profile: str | None = None):
+        if method not in METHODS:
+            raise DetectError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        if specs is None:
+            from calibration.specs import load_specs
+
+            specs = load_specs()
+        self.board, self.transform, self.config = board, transform, config or DetectConfig.load()
+        self.game = board.game
+        self.kinds = piece_kinds(specs, self.game)
+        self.round = round_kinds(specs, self.game)
+        self.background = Background(background, self.config.blur_px) if background is not None else None
+        self.detector = None
+        if method in ("yolo", "auto"):
+            if callable(model):
+                self.detector = model
+            else:
+                path = Path(model) if model else DEFAULT_MODEL
+                if path.is_file():
+                    self.detector = load_model(path, self.config)
+                elif method == "yolo":
+                    raise DetectError(f"{path}: no detector model (train one with `tableref train detector`)")
+        if self.detector is None and self.background is None:
+            raise DetectError("the classical detector needs the empty mat (--background EMPTY.png) and no model was given")
+        self.method = "yolo" if self.detector is not None else "classical"
+        self.attributes = attributes
+        self.profile = profile
+        self.timings_ms: dict = {}
+        self.occluders = np.zeros((0, 4))
+
+    def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
+        t0 = time.perf_counter()
+        if self.method == "yolo":
+            cand = yolo_candidates(frame, self.transform, self.detector, self.game, self.kinds, self.config)
+            cand = _suppress_duplicates(cand, self.kinds)
+        else:
+            cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config)
+        t1 = time.perf_counter()
+        obs = self._refined(frame, cand, frame_index, timestamp)
+        t2 = time.perf_counter()
+        if self.attributes and len(obs):
+            obs.attributes.update(_attributes(frame, self.transform, obs, self.game, self.profile))
+        t3 = time.perf_counter()
+        self.occluders = cand.occluders
+        self.timings_ms = {"detect": 1000 * (t1 - t0), "refine": 1000 * (t2 - t1), "attributes": 1000 * (t3 - t2)}
+        return obs
+
+    def _refined(self, frame, cand: Candidates, frame_index, timestamp) -> Observation:
+        n = len(cand.xy)
+        if n == 0:
+            return Observation.empty(frame_index, timestamp)
+        kinds = [self.kinds[k] for k in cand.kind]
+        radius = np.array([k.radius for k in kinds])
+        height = np.array([k.height for k in kinds])
+        xy = cand.xy.copy()
+        conf = np.asarray(cand.score, dtype=float).copy()
+        # a box's position: σ a fraction of its size in mm (the box centre is not the base centre)
+        mmpp = self.transform.mm_per_px(xy) if n else np.zeros(0)
+        wh = np.where(np.isfinite(cand.xyxy[:, 2]), np.maximum(cand.xyxy[:, 2] - cand.xyxy[:, 0], cand.xyxy[:, 3] - cand.xyxy[:, 1]), 0)
+        sigma = np.maximum(self.config.box_sigma_fraction * wh * mmpp, 1.0)
+        rnd = np.array([k.round for k in kinds], dtype=bool)
+        if rnd.any():
+            bg = self.background.raw if self.background is not None else None
+            res = refine_discs(frame, self.transform, xy[rnd], radius[rnd], height[rnd], self.config.refine, background=bg)
+            good = res.ok & np.isfinite(res.xy).all(axis=1)
+            idx = np.nonzero(rnd)[0]
+            xy[idx[good]] = res.xy[good]
+            s = np.where(good, res.sigma, np.maximum(sigma[idx], 3.0))
+            sigma[idx] = np.where(np.isfinite(s), s, 5.0)
+            conf[idx] = conf[idx] * np.where(good, 1.0, 0.5)
+        return Observation(xy=xy, radius=radius, height=height, kind=list(cand.kind), confidence=conf, sigma=sigma,
+                           frame_index=frame_index, timestamp=timestamp)
+
+
+def load_model(path: str | Path, config: DetectConfig | None = None):
+    """A YOLO detector from an ``.onnx`` (ONNX Runtime) or ``.pt`` (ultralytics) file."""
+    from vision.yolo import OnnxDetector, TorchDetector
+
+    config = config or DetectConfig()
+    path = Path(path)
+    if path.suffix == ".onnx":
+        return OnnxDetector(path, conf=config.yolo_conf, iou=config.yolo_iou)
+    return TorchDetector(path, conf=config.yolo_conf, iou=config.yolo_iou)
+
+
+def _boxes_of(transform: MatTransform, obs: Observation) -> np.ndarray:
+    """(n, 4) image px boxes around each piece's top face (for attribute crops)."""
+    a = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+    out = np.zeros((len(obs), 4))
+    for i in range(len(obs)):
+        r = obs.radius[i]
+        ring = obs.xy[i] + r * np.column_stack([np.cos(a), np.sin(a)])
+        px = transform.mat_to_image(ring, obs.height[i])
+        out[i] = [*px.min(0), *px.max(0)]
+    return out
+
+
+def _attributes(frame: np.ndarray, transform: MatTransform, obs: Observation, game: str, profile) -> dict:
+    """Team, colour, egg face and card kind from :mod:`vision.classify` where its models exist."""
+    try:
+        from vision.classify import ModelError, classify_boxes
+    except ImportError:
+        return {}
+    n = len(obs)
+    boxes = _boxes_of(transform, obs)
+    out: dict = {}
+    kind = np.asarray(obs.kind, dtype=object)
+
+    def run(task, sel, key):
+        if not sel.any():
+            return
+        try:
+            labels, _ = classify_boxes(frame, boxes[sel], task, profile=profile)
+        except (ModelError, OSError, ValueError):
+            return
+        col = out.setdefault(key, np.full(n, "", dtype=object))
+        col[sel] = labels
+
+    if game == "dino-dunk":
+        run("team", np.array([str(k).startswith("disc-") or k == "tail" for k in kind]), "team")
+    if game == "morris":
+        eggs = kind == "egg"
+        run("egg-face", eggs, "face")
+        run("egg-colour", eggs, "colour")
+    if game == "dodo-dash":
+        run("colour", kind == "racer", "colour")
+    return out

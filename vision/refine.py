@@ -42,6 +42,17 @@ class RefineConfig:
     sigma_floor_px: float = 0.1
     fg_level: float = 30.0
     thin_band_px: float = 2.5
+    iterations: int = 8
+    blur_schedule_px: tuple = (2.0, 1.2)
+    blur_choices_px: tuple = (0.6, 1.1, 1.8)
+    max_blur_px: float = 2.5
+    sigma_scale: float = 2.0
+    min_contrast: float = 20.0
+    max_rms_fraction: float = 0.6
+    growth_prior: float = 0.01
+    max_growth_px: float = 2.0
+    outline_band_only: bool = True
+    huber_k: float = 3.0
 
 
 @dataclass
@@ -225,12 +236,9 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
 
     angles = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
     scale = transform.mm_per_px(rough)  # mm per image px at each piece
-    fg = None
     if background is not None:
-        if background.shape != image.shape:
-            raise ValueError(f"the empty mat is {background.shape[1]}x{background.shape[0]} but the frame is "
-                             f"{image.shape[1]}x{image.shape[0]}: capture the empty mat again")
-        fg = foreground_distance(image, background)
+        return refine_model(image, background, transform, rough, radius, height, cfg)
+    fg = None
     for i in range(n):
         s = float(np.clip(1.0 / (scale[i] * cfg.image_px_per_patch_px), cfg.min_px_per_mm, cfg.px_per_mm))
         half = radius[i] + cfg.margin_mm + cfg.search_mm
@@ -370,3 +378,231 @@ def _fit_silhouette(fg_patch: np.ndarray, rough, r: float, h: float, transform: 
         if np.linalg.norm(delta) < 0.01 and it >= 1:
             break
     return c, resid, used, J
+
+
+# --------------------------------------------------------------------------------------------
+# the coverage-model fit (with the empty mat): image px, variable projection, robust weights
+
+
+def _coverage_roi(poly_px: np.ndarray, x0: int, y0: int, w: int, h: int, ss: int = 4) -> np.ndarray:
+    """(h, w) float32 fraction of each pixel of the ROI at (x0, y0) covered by the convex polygon
+    ``poly_px`` (image px), exact to ~0.02 px (as ``sim.raster.coverage``: supersampled fill,
+    shrunk by fillPoly's growth, averaged down)."""
+    import cv2
+
+    from sim.raster import BIAS_PX, SHIFT
+
+    big = (np.asarray(poly_px, dtype=np.float64) - [x0, y0] + 0.5) * ss - 0.5
+    centre = big.mean(axis=0)
+    d = big - centre
+    norm = np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
+    big = centre + d * np.maximum(1.0 - BIAS_PX / norm, 0.0)
+    mask = np.zeros((h * ss, w * ss), np.uint8)
+    cv2.fillPoly(mask, [np.round(big * (1 << SHIFT)).astype(np.int32)], 255, cv2.LINE_8, SHIFT)
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255.0)
+
+
+@dataclass
+class _Fit:
+    c: np.ndarray
+    cov_unit: np.ndarray  # 2x2 covariance of the centre in mm² per unit residual variance (grey levels²)
+    rms: float
+    contrast: float
+    support: float
+    blur: float
+
+
+_DEBUG: list = []
+
+
+def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
+               cfg: "RefineConfig", blur: float | None = None) -> _Fit | None:
+    """Fit one upright cylinder (radius ``r``, top at ``h`` mm) standing at mat mm ``c`` to the frame.
+
+    Model of each pixel (image px): ``f = a_top·p_top + a_side·p_side + (1 - a_top - a_side)·m`` with
+    ``a_top``, ``a_side`` the blurred exact coverages of the top face and of the rest of the outline
+    (hull of top and base circles), ``m`` the empty mat there, ``p_top``/``p_side`` colours solved
+    linearly (variable projection). Gauss-Newton on the centre and on ``g``, an outward growth of
+    both outlines in image px (a radius a little off the spec, a renderer's or a lens's bias), with
+    the analytic derivative of a translated / grown coverage; coarse-to-fine blur, Huber weights, on
+    a band around the outline only. ``blur`` (image px) skips the search for the image's blur."""
+    import cv2
+
+    K = 36
+    a = np.linspace(0, 2 * np.pi, K, endpoint=False)
+    ring = r * np.column_stack([np.cos(a), np.sin(a)])
+    c = np.asarray(c0, dtype=np.float64).copy()
+    H, W = image.shape[:2]
+    offs = np.array([[0, 0, -h], [1, 0, -h], [0, 1, -h], [0, 0, -h / 2], [1, 0, -h / 2], [0, 1, -h / 2]])
+    zs = np.concatenate([np.full(K, -h), np.zeros(K)])
+
+    def grow(poly, g):
+        if g == 0.0:
+            return poly
+        ctr = poly.mean(axis=0)
+        d = poly - ctr
+        return ctr + d * (1.0 + g / np.maximum(np.sqrt((d * d).sum(axis=1, keepdims=True)), 1e-6))
+
+    def project(cc, g=0.0):
+        rr = cc + ring
+        pts = np.empty((2 * K + 6, 3))
+        pts[:2 * K, 0] = np.tile(rr[:, 0], 2)
+        pts[:2 * K, 1] = np.tile(rr[:, 1], 2)
+        pts[:2 * K, 2] = zs
+        pts[2 * K:] = offs + [cc[0], cc[1], 0.0]
+        px = transform.project_3d(pts)
+        top, base, jt, jm = px[:K], px[K:2 * K], px[2 * K:2 * K + 3], px[2 * K + 3:]
+        J_top = np.column_stack([jt[1] - jt[0], jt[2] - jt[0]])
+        J_mid = np.column_stack([jm[1] - jm[0], jm[2] - jm[0]])
+        hull = cv2.convexHull(px[:2 * K].astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        return grow(top, g), grow(hull, g), J_top, J_mid
+
+    top, hull, J_top, _ = project(c)
+    mmpp = 1.0 / np.sqrt(abs(np.linalg.det(J_top)))
+    pad = int(np.ceil(min(cfg.search_mm, 6.0) / mmpp + 2 + 2 * cfg.max_blur_px))
+    X0 = max(int(np.floor(hull[:, 0].min())) - pad, 0)
+    Y0 = max(int(np.floor(hull[:, 1].min())) - pad, 0)
+    X1 = min(int(np.ceil(hull[:, 0].max())) + pad + 1, W)
+    Y1 = min(int(np.ceil(hull[:, 1].max())) + pad + 1, H)
+    if X1 - X0 < 6 or Y1 - Y0 < 6:
+        return None
+    w, hgt = X1 - X0, Y1 - Y0
+    nch = image.shape[2] if image.ndim == 3 else 1
+    f2 = image[Y0:Y1, X0:X1].reshape(-1, nch).astype(np.float32)
+    m2 = background[Y0:Y1, X0:X1].reshape(-1, nch).astype(np.float32)
+    kernel = np.ones((3, 3), np.uint8)
+    g = 0.0  # outward growth of both outlines, image px
+    cov = np.full((2, 2), np.inf)
+    rms = contrast = support = 0.0
+    coarse = cfg.blur_schedule_px
+    last_step = np.inf
+    for it in range(cfg.iterations):
+        top, hull, J_top, J_mid = project(c, g)
+        at_s = _coverage_roi(top, X0, Y0, w, hgt)
+        ah_s = _coverage_roi(hull, X0, Y0, w, hgt)
+        if blur is None and it < len(coarse):
+            cands = (coarse[it],)
+        elif blur is None:
+            cands = cfg.blur_choices_px
+        else:
+            cands = (blur,)
+        best = None
+        for b in cands:
+            at = cv2.GaussianBlur(at_s, (0, 0), b)
+            ah = np.maximum(cv2.GaussianBlur(ah_s, (0, 0), b), at)
+            edge = ((ah > 0.01) & (ah < 0.99)).astype(np.uint8)
+            idx = np.flatnonzero(cv2.dilate(edge, kernel))
+            if len(idx) < 12:
+                return None
+            At = at.ravel()[idx]
+            Ah = ah.ravel()[idx]
+            As = Ah - At
+            mb = m2[idx]
+            y = f2[idx] - (1.0 - Ah)[:, None] * mb
+            wts = np.ones(len(idx), np.float32)
+            for _ in range(2 if it > len(coarse) else 1):
+                s_tt, s_ts, s_ss = (wts * At * At).sum(), (wts * At * As).sum(), (wts * As * As).sum() + 1e-6
+                det = s_tt * s_ss - s_ts * s_ts
+                if det <= 1e-9:
+                    return None
+                bt, bs = (wts * At) @ y, (wts * As) @ y
+                p_top = (s_ss * bt - s_ts * bs) / det
+                p_side = (s_tt * bs - s_ts * bt) / det
+                R = y - At[:, None] * p_top - As[:, None] * p_side
+                e = np.sqrt((R * R).sum(axis=1))
+                sc = 1.4826 * float(np.median(e)) + 1e-3
+                k = cfg.huber_k * sc
+                wts = np.minimum(1.0, k / np.maximum(e, 1e-9)).astype(np.float32)
+            score = float((wts * e * e).sum() / max(float(wts.sum()), 1e-9))
+            if best is None or score < best[0]:
+                best = (score, b, at, ah, idx, p_top, p_side, R, wts, mb)
+        _, b_used, at, ah, idx, p_top, p_side, R, wts, mb = best
+        if blur is None and it >= len(coarse):
+            blur = b_used
+        gy_t, gx_t = np.gradient(at)
+        gy_h, gx_h = np.gradient(ah)
+        gxt, gyt, gxh, gyh = gx_t.ravel()[idx], gy_t.ravel()[idx], gx_h.ravel()[idx], gy_h.ravel()[idx]
+        dt = np.column_stack([-(gxt * J_top[0, 0] + gyt * J_top[1, 0]), -(gxt * J_top[0, 1] + gyt * J_top[1, 1]),
+                              np.sqrt(gxt * gxt + gyt * gyt)])  # d a_top / d (cx, cy, g)
+        dh = np.column_stack([-(gxh * J_mid[0, 0] + gyh * J_mid[1, 0]), -(gxh * J_mid[0, 1] + gyh * J_mid[1, 1]),
+                              np.sqrt(gxh * gxh + gyh * gyh)])
+        # M = a_top (p_top - p_side) + a_hull (p_side - m) + m
+        dps = p_top - p_side
+        dpm = p_side[None, :] - mb  # (nb, C)
+        Jm = dt[:, :, None] * dps[None, None, :] + dh[:, :, None] * dpm[:, None, :]  # (nb, 3, C)
+        J2 = Jm.transpose(1, 0, 2).reshape(3, -1)
+        Jw = J2 * np.repeat(wts, nch)[None, :]
+        G = Jw @ J2.T
+        rhs = Jw @ R.ravel()
+        if not np.all(np.isfinite(G)):
+            return None
+        prior = cfg.growth_prior * float(np.median(np.abs(np.diag(G)[:2]))) + 1e-9
+        if it < len(coarse):  # the coarse blur misjudges the growth: hold it
+            prior *= 1e6
+        Gp = G.copy()
+        Gp[2, 2] += prior
+        rhs[2] -= prior * g
+        try:
+            delta = np.linalg.solve(Gp, rhs)
+        except np.linalg.LinAlgError:
+            return None
+        step = float(np.hypot(delta[0], delta[1]))
+        limit = 3.0 * mmpp + 2.0
+        if step > limit:
+            delta *= limit / step
+        c = c + delta[:2]
+        g = float(np.clip(g + delta[2], -cfg.max_growth_px, cfg.max_growth_px))
+        dof = max(float(wts.sum()) * nch - 3.0 - 2.0 * nch, 1.0)
+        s2 = float((wts[:, None] * R * R).sum() / dof)
+        try:
+            cov = np.linalg.inv(Gp)[:2, :2]  # per unit residual variance
+        except np.linalg.LinAlgError:
+            return None
+        rms = float(np.sqrt(s2))
+        contrast = float(np.linalg.norm(p_top - np.median(mb, axis=0)))
+        support = float((wts > 0.5).mean())
+        if _DEBUG:
+            _DEBUG.append((it, step, g, b_used))
+        if it > len(coarse) + 1 and step < 0.02 * mmpp and last_step < 0.05 * mmpp:
+            break
+        last_step = step
+    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0))
+
+
+def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
+                 config: "RefineConfig | None" = None) -> "Refined":
+    """Refine n round pieces by fitting the coverage model (:func:`_model_fit`) against the frame
+    and the empty mat (both BGR image px, same size). σ from the Gauss-Newton covariance, scaled by
+    ``sigma_scale`` (neighbouring pixels' noise is correlated by blur and demosaicing) and floored at
+    ``sigma_floor_px`` image px, combined with the registration σ."""
+    cfg = config or RefineConfig()
+    rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
+    n = len(rough)
+    radius = np.broadcast_to(np.asarray(radius_mm, dtype=np.float64), (n,)).copy()
+    height = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (n,)).copy()
+    out = Refined(rough.copy(), np.full(n, np.inf), radius.copy(), np.zeros(n), np.zeros(n, bool))
+    if n == 0:
+        return out
+    if background.shape != image.shape:
+        raise ValueError(f"the empty mat is {background.shape[1]}x{background.shape[0]} but the frame is "
+                         f"{image.shape[1]}x{image.shape[0]}: capture the empty mat again")
+    mmpp = transform.mm_per_px(rough)
+    fits = [_model_fit(image, background, transform, rough[i], radius[i], height[i], cfg) for i in range(n)]
+    # the residual level: a piece's own, or the frame's typical one if higher (a piece whose model
+    # happens to fit well is not more certain than the image noise allows)
+    rms_all = [f.rms for f in fits if f is not None and np.isfinite(f.rms)]
+    rms_frame = float(np.median(rms_all)) if rms_all else 0.0
+    for i, fit in enumerate(fits):
+        if fit is None or not np.all(np.isfinite(fit.c)):
+            continue
+        level = max(fit.rms, rms_frame)
+        sig_fit = float(np.sqrt(max(np.trace(fit.cov_unit), 0.0) / 2.0)) * level * cfg.sigma_scale
+        floor = cfg.sigma_floor_px * float(mmpp[i])
+        reg = float(transform.sigma_mm(fit.c.reshape(1, 2))[0])
+        out.xy[i] = fit.c
+        out.sigma[i] = float(np.sqrt(sig_fit ** 2 + floor ** 2 + reg ** 2))
+        out.quality[i] = fit.support
+        moved = float(np.linalg.norm(fit.c - rough[i]))
+        out.ok[i] = bool(fit.contrast >= cfg.min_contrast and fit.rms <= cfg.max_rms_fraction * fit.contrast
+                         and moved <= cfg.search_mm * 1.5 and fit.support >= cfg.min_edge_fraction)
+    return out

@@ -80,18 +80,22 @@ def prepare_offline(config_dir: str | Path | None = None) -> Path:
 
 def train(data_yaml: str | Path, out_dir: str | Path, model_yaml: str = "yolo11n.yaml", epochs: int = 30,
           imgsz: int = 320, batch: int = 16, seed: int = 0, device: str = "cpu", workers: int = 2,
-          patience: int = 100) -> Path:
-    """Train from scratch (no pretrained weights: built from the model YAML). Returns best.pt."""
+          patience: int = 100, hours: float | None = None, cache: bool | str = "ram", verbose: bool = True) -> Path:
+    """Train from scratch (no pretrained weights: built from the model YAML). Returns best.pt.
+
+    ``hours``: a wall-clock budget; ultralytics then fits the number of epochs (and the learning-rate
+    schedule) to it after the first epoch, so a run ends in time on a slow machine."""
     prepare_offline()
     from ultralytics import YOLO
 
     out_dir = Path(out_dir).resolve()
     model = YOLO(model_yaml)
+    extra = {"time": float(hours)} if hours else {}
     model.train(data=str(Path(data_yaml).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, seed=seed,
                 deterministic=True, device=device, workers=workers, pretrained=False, amp=False, plots=False,
-                project=str(out_dir.parent), name=out_dir.name, exist_ok=True, patience=patience, verbose=True,
-                mosaic=0.5, close_mosaic=5, degrees=0.0, fliplr=0.5, flipud=0.0, hsv_h=0.01, translate=0.1,
-                scale=0.3)
+                project=str(out_dir.parent), name=out_dir.name, exist_ok=True, patience=patience, verbose=verbose,
+                cache=cache, mosaic=1.0, close_mosaic=max(1, epochs // 6), degrees=0.0, fliplr=0.5, flipud=0.0,
+                hsv_h=0.01, translate=0.1, scale=0.4, **extra)
     best = out_dir / "weights" / "best.pt"
     if not best.exists():
         raise DetectorError(f"training ended without {best}")

@@ -69,6 +69,7 @@ function drawVideoOverlay() {
 }
 
 function renderState(view) {
+  if (!view.current) return;  // another match changed (a judge working on an old one)
   VIEW = view;
   $("game-title").textContent = `${view.match.title} · ${view.game} on ${view.board}`;
   $("match-title").textContent = view.match.title;

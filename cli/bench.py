@@ -32,6 +32,19 @@ def register(sub) -> None:
     sp.add_argument("--json", action="store_true", help="print the rows as JSON")
     sp.set_defaults(func=_sim)
 
+    vp = bs.add_parser("vision", help="detection + refinement on simulated frames: recall, precision, mm errors, "
+                                      "σ calibration, ms per stage; classical and YOLO side by side")
+    vp.add_argument("--frames", type=int, default=60, help="frames per view (default 60)")
+    vp.add_argument("--view", action="append", choices=("framed", "wide"),
+                    help="camera view: framed (the mat fills the frame: the bars) or wide (the simulator's cameras); "
+                         "default both")
+    vp.add_argument("--method", action="append", choices=("classical", "yolo"), help="detector (default both)")
+    vp.add_argument("--model", help="detector model (default models/detector/detector.onnx)")
+    vp.add_argument("--seed", type=int, default=90210, help="suite seed (the detector trained on seed 11)")
+    vp.add_argument("--threads", type=int, default=2, help="OpenCV and ONNX Runtime threads (default 2)")
+    vp.add_argument("--json", metavar="OUT", help="also write the full report as JSON")
+    vp.set_defaults(func=_vision)
+
     web = bs.add_parser("web", help="50 overlay SSE viewers + 5 MJPEG viewers on loopback; state change -> viewer latency")
     web.add_argument("--viewers", type=int, default=50, help="SSE (overlay) viewers, 1..200")
     web.add_argument("--video", type=int, default=5, help="MJPEG viewers, 0..20")
@@ -82,6 +95,28 @@ def _sim(args) -> int:
     for r in rows:
         print(f"{r['suite']:<22} {r['scenes']:>6} {r['seconds']:>7.2f} {r['scenes_per_s']:>9.1f} {r['mean_settle_s']:>9.3f} "
               f"{r['mean_contacts']:>9.2f}")
+    return 0
+
+
+def _vision(args) -> int:
+    import json
+    import sys
+
+    from vision.bench import format_report, run_bench
+
+    if args.frames < 1:
+        raise ValueError(f"--frames must be at least 1, got {args.frames}")
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    report = run_bench(args.frames, tuple(args.view or ("framed", "wide")), tuple(args.method or ("classical", "yolo")),
+                       model=args.model, seed=args.seed, threads=args.threads, progress=progress)
+    print(format_report(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1)
     return 0
 
 

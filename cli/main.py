@@ -28,6 +28,7 @@ COMMAND_MODULES = [
     "cli.bench",
     "cli.train",
     "cli.teach",
+    "cli.detect",
 ]
 
 

@@ -234,12 +234,39 @@ def hand_shapes(occ, size: tuple) -> list:
     return shapes
 
 
-def draw_hand(img: np.ndarray, labels: np.ndarray, occ) -> None:
-    """Draw a hand-and-arm occluder onto ``img`` and mark it in ``labels`` (in place)."""
+def _hand_mask(shapes, size: tuple, offset=(0.0, 0.0)) -> np.ndarray:
+    import cv2
+
+    w, h = size
+    mask = np.zeros((h, w), np.uint8)
+    off = np.asarray(offset, dtype=float)
+    for s in shapes:
+        if s[0] == "line":
+            _, p0, p1, t, _ = s
+            cv2.line(mask, tuple(int(round(v * ONE)) for v in p0 + off), tuple(int(round(v * ONE)) for v in p1 + off), 255,
+                     max(1, int(round(t))), cv2.LINE_AA, SHIFT)
+        else:
+            _, c, axes, ang, _ = s
+            cv2.ellipse(mask, tuple(int(round(v * ONE)) for v in c + off), tuple(int(round(v * ONE)) for v in axes), ang, 0, 360,
+                        255, -1, cv2.LINE_AA, SHIFT)
+    return mask
+
+
+def draw_hand(img: np.ndarray, labels: np.ndarray, occ, style=None, light_dir_px=(0.0, -1.0)) -> None:
+    """Draw a hand-and-arm occluder onto ``img`` and mark it in ``labels`` (in place). With a
+    ``style`` whose shadows are on, the hand first casts a soft shadow on the table, away from the
+    light (``light_dir_px``, unit image direction towards it): it hovers well above the table."""
     import cv2
 
     h, w = img.shape[:2]
-    for s in hand_shapes(occ, (w, h)):
+    shapes = hand_shapes(occ, (w, h))
+    if style is not None and style.shadow_strength > 0:
+        lift = 0.06 * math.hypot(w, h) / math.tan(math.radians(max(style.light_elevation_deg, 5.0)))
+        off = -np.asarray(light_dir_px, dtype=float) * lift
+        mask = cv2.GaussianBlur(_hand_mask(shapes, (w, h), off), (0, 0), 4.0 + 2 * style.shadow_blur_px)
+        gain = 255 - (mask.astype(np.uint16) * int(round(0.8 * style.shadow_strength * 256)) >> 8).astype(np.uint8)
+        cv2.multiply(img, cv2.merge([gain, gain, gain]), dst=img, scale=1 / 255.0)
+    for s in shapes:
         if s[0] == "line":
             _, p0, p1, t, col = s
             a = tuple(int(round(v * ONE)) for v in p0)

@@ -421,9 +421,10 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
         totals[i], bboxes[i] = _draw_body(img, labels, b, label, cam_centre, blur)
     t2, c2 = time.perf_counter(), time.process_time()
 
+    gdir = _unit(light_px[1] - light_px[0])
     for occ in style.occluders:
         if occ.kind == "hand":
-            effects.draw_hand(img, labels, occ)
+            effects.draw_hand(img, labels, occ, style, gdir)
     counts = np.bincount(labels.ravel(), minlength=n + 1)[: n + 1] if n else np.zeros(1, np.int64)
     truth = {}
     for i, p in enumerate(scene.pieces):
@@ -433,7 +434,6 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
                                  bboxes.get(i) if counts[i + 1] else None, vis, bool(p.moving),
                                  (float(p.x), float(p.y)), float(p.z), float(heights[i]), corners_px[i])
     # camera effects
-    gdir = _unit(light_px[1] - light_px[0])
     img = effects.apply_lighting(img, style, gdir)
     img = effects.apply_glare(img, style)
     img = effects.apply_defocus(img, style.defocus_px)

@@ -528,7 +528,7 @@ def bench_referee(n: int = 10000, seed: int = 0, k: float | None = None, calls=N
         if isinstance(fn, str):
             try:
                 case_board, xy, r, truth, judge, scenes = sim_cases(fn, rng, n, sim_scenes, seed)
-            except (ImportError, AttributeError) as exc:  # the simulator is another package, maybe mid-change
+            except (ImportError, AttributeError, ValueError) as exc:  # the simulator: another package, maybe mid-change
                 if log:
                     log(f"{name}: skipped, the simulator could not be used ({type(exc).__name__}: {exc})")
                 continue

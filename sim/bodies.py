@@ -221,26 +221,26 @@ def build_body(piece, spec, style) -> Body:
     az = math.radians(style.light_azimuth_deg)
     light = (math.cos(az), math.sin(az))
 
-    def _disc(*a):
+    def disc(*a):
         return _disc_body(*a, light=light)
 
-    def _figure(*a):
+    def figure(*a):
         return _figure_body(*a, light=light)
 
     ti = team_index(piece)
     team_colour = tuple(teams[ti]) if ti >= 0 else named_colour(attrs.get("colour"), (170, 170, 170))
     if kind == "ball":
-        return _disc(piece, r, h, (30, 120, 245), (20, 80, 180), artlib.ball_face(round(2 * r, 3)))
+        return disc(piece, r, h, (30, 120, 245), (20, 80, 180), artlib.ball_face(round(2 * r, 3)))
     if kind.startswith("disc-"):
         face = artlib.disc_face(round(2 * r, 3), team_colour, max(ti, 0), "dino")
-        return _disc(piece, r, h, team_colour, shade(team_colour, 0.6), face)
+        return disc(piece, r, h, team_colour, shade(team_colour, 0.6), face)
     if kind == "tail":
         face = artlib.disc_face(round(2 * r, 3), team_colour, max(ti, 0), "tail")
-        return _disc(piece, r, h, team_colour, shade(team_colour, 0.6), face)
+        return disc(piece, r, h, team_colour, shade(team_colour, 0.6), face)
     if kind in ("possession-token", "scoring-token"):
         colour = (40, 200, 240) if kind == "possession-token" else (200, 200, 200)
         face = artlib.disc_face(round(2 * r, 3), colour, 2, "star" if kind == "possession-token" else "coin")
-        return _disc(piece, r, h, colour, shade(colour, 0.6), face)
+        return disc(piece, r, h, colour, shade(colour, 0.6), face)
     if shape == "block":
         return _block(piece, size, h, (45, 90, 140))
     if shape == "card":
@@ -261,23 +261,23 @@ def build_body(piece, spec, style) -> Body:
         return _card(piece, size, h, face)
     if kind == "racer":
         colour = _racer_colour(piece)
-        return _figure(piece, r, h, colour, (235, 235, 235))
+        return figure(piece, r, h, colour, (235, 235, 235))
     if kind == "toucan":
         beak = place([(0.3 * r, -0.12 * r), (1.25 * r, 0.0), (0.3 * r, 0.12 * r)], piece, piece.z + 0.9 * h)
-        return _figure(piece, r, h, (35, 35, 35), (40, 40, 40), [Part("poly", beak, (20, 140, 250))])
+        return figure(piece, r, h, (35, 35, 35), (40, 40, 40), [Part("poly", beak, (20, 140, 250))])
     if kind == "hunter":
         brim = ring(piece.x, piece.y, piece.z + 0.86 * h, 0.75 * r)
-        return _figure(piece, r, h, (80, 130, 150), (60, 140, 200), [Part("poly", brim, (30, 60, 90)),
+        return figure(piece, r, h, (80, 130, 150), (60, 140, 200), [Part("poly", brim, (30, 60, 90)),
                         Part("poly", ring(piece.x, piece.y, piece.z + h, 0.4 * r), (40, 75, 110))])
     if shape == "figure":
         colour = named_colour(attrs.get("colour"), (60, 140, 200))
-        return _figure(piece, r, h, colour, shade(colour, 1.1))
+        return figure(piece, r, h, colour, shade(colour, 1.1))
     if spec is not None and spec.game == "morris" and kind == "egg":
         face = artlib.egg_token(str(attrs.get("colour", "blue")).lower(), str(attrs.get("face", "whole")).lower(), round(2 * r, 3))
         col = named_colour(attrs.get("colour"), (150, 150, 150))
-        return _disc(piece, r, h, col, shade(col, 0.6), face)
+        return disc(piece, r, h, col, shade(col, 0.6), face)
     if kind == "shelter":
-        return _disc(piece, r, h, (80, 160, 110), (50, 100, 70), artlib.shelter(round(2 * r, 3)))
+        return disc(piece, r, h, (80, 160, 110), (50, 100, 70), artlib.shelter(round(2 * r, 3)))
     if kind == "log":
         length = float(size[0]) if size and size[0] > 0 else 2 * r
         return _log(piece, length, h if h > 0 else 2 * r, artlib.PROJECTILE_COLOURS["log"])
@@ -286,4 +286,4 @@ def build_body(piece, spec, style) -> Body:
         return _flat_token(piece, h, artlib.projectile_outline(kind, 2 * r), shade(col, 0.6),
                            artlib.projectile_face(kind, round(2 * r, 3)))
     colour = named_colour(attrs.get("colour"), team_colour)
-    return _disc(piece, r, h, colour, shade(colour, 0.6), None)
+    return disc(piece, r, h, colour, shade(colour, 0.6), None)

@@ -351,6 +351,21 @@ class Session:
         dt = float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
         return noise_config(self.contact_config, float(np.median(sig)) if sig else 1.0, dt)
 
+    def flick_tracks(self, flick: Flick, t0: float) -> list:
+        """The tracks seen during the flick, cut to the samples from ``t0`` on (short arrays make
+        the contact search cheap; names, kinds and radii as the tracker has them)."""
+        from bisect import bisect_left
+
+        from vision.track import Track
+
+        out = []
+        for tr in self.tracker.tracks.values():
+            if not tr.t or tr.t[-1] < t0:
+                continue
+            k = bisect_left(tr.t, t0 - 1e-9)
+            out.append(Track(tr.id, tr.kind, tr.radius, tr.attributes, tr.name, tr.t[k:], tr.xy[k:]))
+        return out
+
     def t0(self, flick: Flick) -> float:
         """The instant the flick's pieces were last all at rest (s): where contacts are looked for."""
         before = [f.t for f in flick.frames if f.t < flick.t_start]

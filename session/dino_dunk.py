@@ -134,7 +134,7 @@ class DinoDunkSession(Session):
         k σ of another piece (no motion of the other, no bounce) is doubtful: it may go either way
         and waits for a person when it changes a fact."""
         t0 = self.t0(flick)
-        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t0]
+        tracks = self.flick_tracks(flick, t0)
         cfg = self.flick_contact_config(flick)
         band = self.referee.k * self.gap_sigma(flick)
         exp = flick.expected
@@ -284,6 +284,14 @@ class DinoDunkSession(Session):
         ruling = adapt.move_ruling(self._oob(obs, piece, flick), over_v, inside3 if (carrier_struck or m_carrier) else None,
                                    self.referee, struck=struck, carrier_struck=carrier_struck or m_carrier,
                                    touched_ball=touched_ball, knocked_out=tuple(sorted(knocked)), positions=positions)
+        from dataclasses import replace
+
+        inner = ruling.build
+
+        def build(values):  # the foul's place matters only when the carrier was struck
+            return inner({**values, "carrier_inside_three": bool(values["carrier_inside_three"] and values["carrier_struck"])})
+
+        ruling = replace(ruling, build=build)
         ruling = self._doubt(ruling, "struck", struck, m_struck, flick, f"{piece} touched {', '.join(set(m_struck) - set(struck))}")
         ruling = self._doubt(ruling, "carrier_struck", carrier_struck, m_carrier, flick, f"{piece} struck the carrier {carrier}")
         return self._doubt(ruling, "touched_ball", touched_ball, m_ball, flick, f"{piece} touched the ball")

@@ -7,7 +7,9 @@ it chooses (carrier, placement, Activate, Skip …) and measures each flick's fa
 The session sees only frames, through a detector (the noisy oracle by default); the players'
 choices reach it as a dashboard would send them (``session.act``), and it makes every fact itself
 from the frames. Between flicks the table is shown still for ``hold_s`` (players putting pieces
-back). A call too close to call is decided by a "person" who knows the truth; a confident call that
+back). After a reset the players confirm the new layout on the dashboard (names at positions,
+``session.assign_at``): a reset lifts every piece, and pieces of the same size and team cannot be
+told apart by the camera. A call too close to call is decided by a "person" who knows the truth; a confident call that
 disagrees with the truth is counted wrong and then corrected by a judge (``session.correct``), so the
 game goes on as the simulator played it. The report lists every flick.
 """
@@ -37,6 +39,7 @@ class GameReport:
     frames: int = 0
     seconds: float = 0.0
     latencies_s: list = field(default_factory=list)
+    layouts_confirmed: int = 0
 
     @property
     def wrong(self) -> list:
@@ -117,13 +120,16 @@ def play_dino_dunk(seed: int = 0, target: int = 2, board: str = "dino-dunk/crate
             for tid, truth_id in zip(obs.track_id, det.last_ids):
                 session.assign(int(tid), truth_id)
             named = True
-        _check_identities(session, det, report)
         for e in ep.events:
             if e["kind"] == "rules-action":
                 action = action_from_dict({k: v for k, v in e.items() if k not in ("kind", "t")}, R.ACTIONS)
                 if type(action).__name__ in FACT_FIELDS:
                     continue
                 session.act(action)
+                if isinstance(action, R.ChooseCarrier):  # a reset: the players confirm the new layout
+                    session.assign_at([(p.id, p.x, p.y) for p in ep.frames[0].pieces if not p.attributes.get("static")])
+                    report.layouts_confirmed += 1
+        _check_identities(session, det, report)  # once the players confirmed any new layout
         n_flicks = len(session.flicks)
         first_index = index
         for scene in ep.frames[1:]:

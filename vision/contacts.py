@@ -136,7 +136,7 @@ def closest_approach(p0: np.ndarray, p1: np.ndarray, q: np.ndarray) -> tuple[flo
 
 
 def touched(projectile: Track, targets: list[Track], t_land: float, cfg: ContactConfig | None = None,
-            first_only: bool = False, deflections: bool = False) -> list[Contact]:
+            first_only: bool = False, deflections: bool = False, slow: float = 0.0) -> list[Contact]:
     """Targets the projectile's footprint touched from ``t_land`` on, in order of first touch.
     Targets are taken where they were at each instant (they may be pushed). With ``deflections``
     a target that turned the projectile aside between two samples also counts (see
@@ -163,7 +163,7 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
                 hits[tgt.id] = Contact(float(ts[k] + s * (ts[k + 1] - ts[k])), projectile.id, tgt.id, gap, "touched")
                 break
     if deflections:
-        for c in deflected_by(projectile, targets, t_land, cfg):
+        for c in deflected_by(projectile, targets, t_land, cfg, slow=slow):
             if c.b not in hits or c.t < hits[c.b].t:
                 hits[c.b] = c
     out = sorted(hits.values(), key=lambda c: (c.t, c.gap_mm))
@@ -192,7 +192,7 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
         v_in = (xy[k] - xy[k - 1]) / dt_in
         v_out = (xy[k + 1] - xy[k]) / dt_out
         s_in, s_out = float(np.linalg.norm(v_in)), float(np.linalg.norm(v_out))
-        if s_in * dt_in < max(3.0, 4 * cfg.rest_mm):  # too slow to tell a turn from noise
+        if min(s_in * dt_in, 2.0 * s_out * dt_out) < max(3.0, cfg.rest_mm):  # too short to tell a turn from noise
             continue
         turned = s_out > 0 and float(np.dot(v_in, v_out)) / (s_in * s_out) < cos_turn
         if not (turned or s_out < slow * s_in):
@@ -239,7 +239,8 @@ def noise_config(cfg: ContactConfig, sigma_mm: float, dt_s: float) -> ContactCon
 
 
 def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None, path_mm: float = 3.0,
-                   start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None) -> list[Contact]:
+                   start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None,
+                   slow: float = 0.5) -> list[Contact]:
     """Every contact between pieces after ``t0``, from three kinds of evidence (cfg should be noise
     aware, see :func:`noise_config`):
 
@@ -248,8 +249,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
       another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
       already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
       closer than they started;
-    - deflected (:func:`deflected_by`): a moving piece turned aside and its incoming ray reaches
-      another piece.
+    - deflected (:func:`deflected_by`): a moving piece turned aside, or lost more than ``slow`` of
+      its speed in one sample (pieces sliding on the mat; 0 for tokens that may land), and its
+      incoming ray reaches another piece.
 
     A struck contact needs a striker that was itself moving (a piece resting beside the flicked one
     is not its striker). One contact per pair, the earliest; the striker is the piece that was
@@ -284,7 +286,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             gap0[b.id] = float(np.linalg.norm(_interp(a, t0) - _interp(b, t0)) - a.radius - b.radius)
             if not (b.id in starts and starts[b.id] < starts[a.id]):
                 others.append(b)
-        for c in touched(a, others, starts[a.id], path_cfg, deflections=True):
+        for c in touched(a, others, starts[a.id], path_cfg, deflections=True, slow=slow):
             if c.b in starts and starts[c.b] < c.t - 0.05:
                 continue  # the other was already moving: it struck a, not the reverse (or a glancing pass)
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:

@@ -1,0 +1,57 @@
+"""A short simulated Dino Dunk game played through the session, every call checked against the
+simulator's ground truth (the rules bot's facts measured on the physics), and the final score."""
+
+from __future__ import annotations
+
+import pytest
+
+from session.simgame import FACT_FIELDS, play_dino_dunk
+
+
+@pytest.fixture(scope="module")
+def game():
+    # seed 2, first to 1 point: 12 flicks (moves, passes, a shot), about 2 s
+    return play_dino_dunk(seed=2, target=1)
+
+
+def test_final_score_matches_the_simulator(game):
+    assert game.score_truth == game.score_session
+    assert sum(game.score_truth.values()) == 1  # the game was played to its end
+    assert game.session.game.outcome() is not None
+
+
+def test_every_call_matches_the_truth(game):
+    assert len(game.flicks) >= 10
+    for row in game.flicks:
+        # right: every field of the session's fact equals the simulator's; asked: a too-close fact
+        # went to a person (decided with the truth), every confident field still equal
+        assert row["status"] in ("right", "asked"), row
+        truth, mine = row["truth"], row["session"]
+        assert truth["type"] == mine["type"]
+        for f in FACT_FIELDS[truth["type"]]:
+            if f in row.get("asked", ()) or (row["action"] == "foul_shot" and f == "shooter_outside_three"):
+                continue  # decided by a person / a foul shot has no shooter
+            expected = sorted(truth[f]) if isinstance(truth[f], list) else truth[f]
+            got = sorted(mine[f]) if isinstance(mine[f], list) else mine[f]
+            assert got == expected, (row["episode"], f)
+    assert not any(r.get("diverged") for r in game.flicks)
+
+
+def test_most_calls_need_nobody(game):
+    asked = sum(1 for r in game.flicks if r["status"] == "asked")
+    assert asked <= len(game.flicks) // 4
+
+
+def test_identities_are_kept_through_every_flick(game):
+    assert game.identity_checks >= 10 * len(game.flicks)
+    assert game.identity_errors == 0
+
+
+def test_each_flick_keeps_its_evidence_frames(game):
+    flicks = [f for f in game.session.flicks if f.status == "applied"]
+    assert flicks
+    for f in flicks:
+        idx = [fr.index for fr in f.frames]
+        assert idx == sorted(idx)
+        assert idx[0] < f.index_start <= f.index_settle <= idx[-1]  # frames before the start and up to the settle
+        assert f.contacts is not None and f.fact is not None

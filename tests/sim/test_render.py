@@ -303,3 +303,22 @@ def test_card_corners_are_the_projected_top_corners():
     want = cam.transform().project_3d(np.column_stack([rot + [300, 250], np.full(4, -t.height_mm)]))
     assert np.allclose(np.array(t.corners_px), want, atol=1e-9)
     assert res.truth["c"].to_dict()["corners_px"][0] == list(t.corners_px[0])
+
+
+def test_a_disc_half_out_of_the_frame_is_partly_visible_as_geometry_says():
+    board = load_board("dino-dunk/tropic-turf")
+    cam = look_at((457, 305), 500, 0, 0, 0, 60)  # straight down: the disc's outline is a circle
+    x_edge = cam.transform().image_to_mat([[-0.5, 240.0]])[0]  # the frame's left edge, on the mat
+    piece = PieceState("d", "disc-large", float(x_edge[0]), float(x_edge[1]), attributes={"team": "home"})
+    res = render_scene(board, _scene([piece]), cam, clean_style(), seed=0)
+    t = res.truth["d"]
+    # the reference: the exact silhouette (hull of base and top circles), clipped by the frame (shapely)
+    from shapely.geometry import MultiPoint, box
+
+    a = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+    ring = np.column_stack([piece.x + 25.5 * np.cos(a), piece.y + 25.5 * np.sin(a)])
+    pts = cam.transform().project_3d(np.vstack([np.column_stack([ring, np.zeros(720)]), np.column_stack([ring, np.full(720, -9.0)])]))
+    sil = MultiPoint([tuple(p) for p in pts]).convex_hull
+    want = sil.intersection(box(-0.5, -0.5, 639.5, 479.5)).area / sil.area  # pixel edges at ±0.5
+    assert 0.3 < want < 0.5  # the top leans outwards: less than half is in
+    assert abs(t.visible - want) < 0.03 and t.bbox_px[0] == 0.0

@@ -229,8 +229,18 @@ def test_visible_fraction_accounts_for_pieces_and_the_frame():
     res = render_scene(board, _scene(pieces), cam, clean_style(), seed=0)
     t = res.truth
     assert t["alone"].visible == 1.0 and t["ball"].visible == 1.0
-    # the ball (19 mm) covers about (19/51)^2 of the large disc's top
-    assert 0.75 < t["under"].visible < 0.95
+    # the reference: the large disc's silhouette minus the ball's, exact polygons (shapely)
+    from shapely.geometry import MultiPoint
+
+    def silhouette(x, y, r, z0, z1):
+        a = np.linspace(0, 2 * np.pi, 720, endpoint=False)
+        ring = np.column_stack([x + r * np.cos(a), y + r * np.sin(a)])
+        pts = np.vstack([np.column_stack([ring, np.full(720, -z0)]), np.column_stack([ring, np.full(720, -z1)])])
+        return MultiPoint([tuple(p) for p in cam.transform().project_3d(pts)]).convex_hull
+
+    under, ball = silhouette(400, 300, 25.5, 0, 9), silhouette(400, 300, 9.5, 9, 18)
+    want = under.difference(ball).area / under.area
+    assert 0.75 < want < 0.95 and abs(t["under"].visible - want) < 0.03
     assert t["gone"].visible == 0.0 and t["gone"].bbox_px is None
     x0, y0, x1, y1 = t["alone"].bbox_px
     assert x0 < t["alone"].top_px[0] < x1 and y0 < t["alone"].top_px[1] < y1

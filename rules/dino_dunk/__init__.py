@@ -54,6 +54,9 @@ def new_state(teams=None, target_score=6, variants=(), options=None, card_overri
         "offense": None,
         "clock": {"side": None, "space": 0},
         "score": {s: 0 for s in sides},
+        # Setup step 2: "place a scoring token with the team logo visible on the '0' space on each
+        # score track"; the Scoreboard Reference's note flips it past the track's maximum.
+        "score_tokens": {s: {"space": 0, "side": "logo", "flips": 0} for s in sides},
         "phase": "choose_rosters",
         "reset": None,
         "turn": None,

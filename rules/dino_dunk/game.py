@@ -81,6 +81,8 @@ class Game(GameBase):
             r = st["reset"]
             if r["step"] == "carrier":
                 return {"kind": "carrier", "side": r["side"]}
+            if r["step"] == "carrier_ability":
+                return {"kind": "ability", "offers": r["offers"], "side": self.side_of(r["offers"][0]["piece"])}
             side = r["side"] if r["step"] == "offense_place" else self.other(r["side"])
             return {"kind": "placement", "side": side}
         top = self.top()
@@ -97,6 +99,8 @@ class Game(GameBase):
         return self.side_of(offers[0]["piece"]) if offers else None
 
     def offers(self) -> list[dict]:
+        if self._reset_offered():
+            return list(self.state["reset"]["offers"])
         top = self.top()
         return list(top["offers"]) if top and top["stage"] in ("before", "after") else []
 
@@ -210,6 +214,7 @@ class Game(GameBase):
         st = self.state
         st["score"][side] += points
         self.emit("score", side=side, points=points, how=how, scorer=scorer, total=st["score"][side])
+        self._move_score_token(side, points)
         if st["score"][side] >= st["target_score"]:
             st["phase"] = "over"
             st["winner"] = side
@@ -220,6 +225,29 @@ class Game(GameBase):
         if reset:
             self.full_reset(self.other(side), reason=how)
         return False
+
+    def _move_score_token(self, side: str, points: int) -> None:
+        """Scoreboard Reference: "If a team exceeds the maximum score on the score track, then flip the
+        scoring token over to its opposite side and return it to the '0' space on the score track."
+        The numeric score stays in ``state["score"]``; ``state["score_tokens"]`` is where the token
+        sits and which side shows ("logo" or "flipped"). Choice: the token counts on from '0' with the
+        points left over, one space per point, so that space + (track max + 1) x flips is the score
+        (the flipped side shows "10" on a 0-9 track); option score_track_max is the maximum."""
+        st = self.state
+        top = st["options"]["score_track_max"]
+        token = st["score_tokens"][side]
+        flipped = 0
+        for _ in range(points):
+            if token["space"] < top:
+                token["space"] += 1
+                continue
+            token["space"] = 0
+            token["side"] = "flipped" if token["side"] == "logo" else "logo"
+            token["flips"] += 1
+            flipped += 1
+        for _ in range(flipped):
+            self.emit("score_token_flipped", side=side, token_side=token["side"], space=token["space"],
+                      flips=token["flips"], total=st["score"][side], track_max=top)
 
     def full_reset(self, offense: str, reason: str, turn_ended: bool = False) -> None:
         """Reset the play area according to steps 7-11 with ``offense`` in possession. A turn in
@@ -412,11 +440,36 @@ class Game(GameBase):
             raise RuleViolation(f"Fouling: {a.piece} was removed from the play area and cannot take the ball")
         self.give_ball(a.piece)
         self.emit("possession", piece=a.piece, by="setup_step_7")
+        if self.has_ability(a.piece, "tail_fake"):
+            # Tail Fake: "... or after gaining possession of the ball, this dinosaur may place their
+            # tail token using standard placement rules." Step 7 gives it the ball: offered here.
+            r["step"] = "carrier_ability"
+            r["offers"] = [abilities.make_offer(a.piece, "tail_fake")]
+            return
+        self._carrier_chosen()
+
+    def _carrier_chosen(self) -> None:
+        """Step 7 done: a full reset goes on to step 8; a step-7-only turnover resumes play."""
+        r = self.state["reset"]
+        r.pop("offers", None)
         if r["full"]:
             r["step"] = "offense_place"
         else:
             self.state["phase"] = "play"
             self.state["reset"] = None
+
+    def _reset_offer(self, a) -> None:
+        """UseAbility / Skip for the ability offered to the step-7 ball carrier (Tail Fake)."""
+        offer = self.state["reset"]["offers"][0]
+        if isinstance(a, UseAbility):
+            if (a.piece, a.ability) != (offer["piece"], offer["ability"]):
+                raise RuleViolation(f"{a.ability} of {a.piece} is not offered now; offered: "
+                                    f"['{offer['piece']}:{offer['ability']}']")
+            self.emit("ability", piece=a.piece, ability=a.ability, target=a.target or None, choice=a.choice or None)
+            abilities.ABILITIES[a.ability].use(self, offer, a)
+        else:
+            self.emit("skip", piece=offer["piece"])
+        self._carrier_chosen()
 
     def _do_PlacementDone(self, a: PlacementDone) -> None:
         self._expect_phase("reset", "PlacementDone")
@@ -424,6 +477,8 @@ class Game(GameBase):
         r = st["reset"]
         if r["step"] == "carrier":
             raise WrongTimeError("Game Setup step 7: choose the ball carrier first")
+        if r["step"] == "carrier_ability":
+            raise WrongTimeError("Tail Fake: use or skip the ability offered to the ball carrier first")
         side = r["side"] if r["step"] == "offense_place" else self.other(r["side"])
         if a.side != side:
             step = 8 if r["step"] == "offense_place" else 9
@@ -499,6 +554,9 @@ class Game(GameBase):
                 raise RuleViolation(f"Layup: 'Instead of performing a Shoot action' - {pid} cannot Shoot")
 
     def _do_UseAbility(self, a: UseAbility) -> None:
+        if self._reset_offered():
+            self._reset_offer(a)
+            return
         self._expect_phase("play", "UseAbility")
         top = self.top()
         if top is None or top["stage"] not in ("before", "after"):
@@ -521,7 +579,14 @@ class Game(GameBase):
             return
         abilities.ABILITIES[a.ability].use(self, offer, a)
 
+    def _reset_offered(self) -> bool:
+        st = self.state
+        return st["phase"] == "reset" and st["reset"]["step"] == "carrier_ability"
+
     def _do_Skip(self, a: Skip) -> None:
+        if self._reset_offered():
+            self._reset_offer(a)
+            return
         self._expect_phase("play", "Skip")
         top = self.top()
         if top is None or top["stage"] not in ("before", "after") or not top["offers"]:

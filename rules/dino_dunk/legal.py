@@ -30,6 +30,8 @@ def legal_actions(game) -> list:
         if r["step"] == "carrier":
             return [ChooseCarrier(pid) for pid, p in sorted(st["pieces"].items())
                     if game.side_of(pid) == r["side"] and p["status"] == "on_mat"]
+        if r["step"] == "carrier_ability":  # Tail Fake after gaining the ball in step 7
+            return [UseAbility(o["piece"], o["ability"]) for o in r["offers"]] + [Skip()]
         side = r["side"] if r["step"] == "offense_place" else game.other(r["side"])
         return [PlacementDone(side)]
     top = game.top()

@@ -66,7 +66,15 @@ DEFAULTS = {
     # whoever caught it) or "as_pass" (the Pass rules apply: a friendly catch keeps it, a defensive
     # catch is a turnover); either way the Shoot is cancelled. A pass out of bounds stays a turnover.
     "ball_call_caught_by_other": "loose",
+    # Scoreboard Reference: "If a team exceeds the maximum score on the score track, then flip the
+    # scoring token over to its opposite side and return it to the '0' space on the score track."
+    # The rulebook does not print the track's maximum. ASSUMED 9: a published description of the
+    # components says the scoring tokens have "a 10 on the other side to allow for long games", i.e.
+    # a 0-9 track. Set it to the printed maximum (a whole number >= 1) if your track differs.
+    "score_track_max": 9,
 }
+
+INTEGERS = ("score_track_max",)  # options that are whole numbers >= 1, not true/false
 
 CHOICES = {
     "three_point_judged_by": ("centre", "whole_disc", "any_part"),
@@ -83,6 +91,11 @@ def resolve_options(options: dict | None) -> dict:
         if key not in DEFAULTS:
             raise SetupError(f"unknown option {key!r}; options are {sorted(DEFAULTS)}")
         allowed = CHOICES.get(key)
+        if key in INTEGERS:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise SetupError(f"option {key!r} is a whole number >= 1, got {value!r}")
+            out[key] = value
+            continue
         if allowed is not None and value not in allowed:
             raise SetupError(f"option {key!r} must be one of {list(allowed)}, got {value!r}")
         if allowed is None and not isinstance(value, bool):

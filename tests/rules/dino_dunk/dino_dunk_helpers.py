@@ -15,6 +15,7 @@ def start(carrier="home:triceratops", offense=None, home=METEORS, away=TROPICS,
     game = new_game(teams={"home": home_team, "away": away_team},
                     rosters={"home": list(home), "away": list(away)}, offense=offense, **setup)
     game.push(ChooseCarrier(carrier))
+    skip_offers(game)  # Tail Fake: an Ankylosaurus given the ball in step 7 may place its tail
     game.push(PlacementDone(offense))
     game.push(PlacementDone(game.other(offense)))
     return game

@@ -170,3 +170,57 @@ def test_abilities_are_skipped_as_a_whole():
     assert offered(game) == [("home:velociraptor", "point_guard")]
     skip_offers(game)
     assert game.pending()["expects"] == "PassResult"
+
+
+# -- Tail Fake when the Ankylosaurus gets the ball in setup step 7 ------------------------------------
+def _setup_to_step_7(offense="away"):
+    from dino_dunk_helpers import METEORS, TROPICS
+
+    from rules.dino_dunk import new_game
+
+    return new_game(rosters={"home": list(METEORS), "away": list(TROPICS)}, offense=offense)
+
+
+def test_tail_fake_is_offered_when_the_ankylosaurus_gets_the_ball_in_setup_step_7():
+    from rules.dino_dunk import ChooseCarrier, PlacementDone, WrongTimeError
+
+    game = _setup_to_step_7()
+    game.push(ChooseCarrier("away:ankylosaurus"))
+    # "... or after gaining possession of the ball, this dinosaur may place their tail token"
+    assert game.pending()["kind"] == "ability"
+    assert offered(game) == [("away:ankylosaurus", "tail_fake")]
+    assert game.legal_actions() == [UseAbility("away:ankylosaurus", "tail_fake"), Skip()]
+    with pytest.raises(WrongTimeError, match="Tail Fake"):
+        game.push(PlacementDone("away"))
+    game.push(UseAbility("away:ankylosaurus", "tail_fake"))
+    placed = events(game, "placed")
+    assert placed == [{"ability": "tail_fake", "piece": "away:ankylosaurus", "token": "tail",
+                       "within": "adjacent (standard placement)"}]
+    assert game.pending() == {"kind": "placement", "side": "away"}  # then step 8
+    assert game.state["ball"]["carrier"] == "away:ankylosaurus"
+    game.pop()
+    assert offered(game) == [("away:ankylosaurus", "tail_fake")]  # undoable
+    game.push(Skip())  # "may": it can be declined
+    assert game.pending() == {"kind": "placement", "side": "away"}
+
+
+def test_tail_fake_is_not_offered_to_other_step_7_carriers():
+    from rules.dino_dunk import ChooseCarrier
+
+    game = _setup_to_step_7()
+    game.push(ChooseCarrier("away:spinosaurus"))
+    assert game.pending() == {"kind": "placement", "side": "away"}
+
+
+def test_tail_fake_after_an_out_of_bounds_turnover_then_the_turn_goes_on():
+    from rules.dino_dunk import ChooseCarrier
+
+    game = start(carrier="home:stegosaurus")
+    move(game, "home:stegosaurus", MoveResult(out_of_bounds=True))
+    assert game.pending() == {"kind": "carrier", "side": "away"}
+    game.push(ChooseCarrier("away:ankylosaurus"))
+    assert offered(game) == [("away:ankylosaurus", "tail_fake")]
+    game.push(UseAbility("away:ankylosaurus", "tail_fake"))
+    st = game.state
+    assert st["phase"] == "play" and st["turn"]["side"] == "home" and len(st["turn"]["activated"]) == 1
+    assert game.pending()["kind"] == "activation"

@@ -42,7 +42,8 @@ class PieceTruth:
     """Ground truth of one piece in one frame. Image px unless named: ``base_px`` the base centre,
     ``top_px`` the top-face centre, ``bbox_px`` (x0, y0, x1, y1) of its silhouette clipped to the
     frame (None when none of it is in frame), ``visible`` the fraction of its silhouette seen
-    (0..1), ``base_mm`` (x, y) and ``z_mm``, ``height_mm`` as in the scene; ``corners_px`` the four
+    (0..1), ``moving`` sliding or in the air (as :func:`sim.truth.frame_truth` has it), ``base_mm``
+    (x, y) and ``z_mm``, ``height_mm`` as in the scene; ``corners_px`` the four
     top corners of a rectangular piece (card, block) in the order (-x-y, +x-y, +x+y, -x+y) of its
     own frame, else None."""
 
@@ -433,7 +434,7 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
         tot = totals.get(i, 0)
         vis = float(min(1.0, counts[i + 1] / tot)) if tot else 0.0
         truth[p.id] = PieceTruth(p.id, p.kind, tuple(map(float, base_px[i])), tuple(map(float, top_px[i])),
-                                 bboxes.get(i) if counts[i + 1] else None, vis, bool(p.moving),
+                                 bboxes.get(i) if counts[i + 1] else None, vis, _moving(p),
                                  (float(p.x), float(p.y)), float(p.z), float(heights[i]), corners_px[i])
     # camera effects
     img = effects.apply_lighting(img, style, gdir)
@@ -445,6 +446,13 @@ def render_scene(board, scene, camera: Camera, style=None, seed: int = 0, specs=
     return RenderResult(img, truth, camera, labels, [p.id for p in scene.pieces],
                         {"mat": 1000 * (t1 - t0), "pieces": 1000 * (t2 - t1), "effects": 1000 * (t3 - t2)},
                         {"mat": 1000 * (c1 - c0), "pieces": 1000 * (c2 - c1), "effects": 1000 * (c3 - c2)})
+
+
+def _moving(p) -> bool:
+    """Sliding faster than 1 mm/s, or in the air (above the mat, not carried, not fixed): the same
+    rule as the simulator's frame truth (``sim.truth.frame_truth``)."""
+    airborne = p.z > 0 and not p.attributes.get("carried_by") and not p.attributes.get("static")
+    return bool(p.moving or airborne)
 
 
 def _unit(d) -> tuple:

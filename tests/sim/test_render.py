@@ -332,3 +332,12 @@ def test_a_disc_half_out_of_the_frame_is_partly_visible_as_geometry_says():
     want = sil.intersection(box(-0.5, -0.5, 639.5, 479.5)).area / sil.area  # pixel edges at ±0.5
     assert 0.3 < want < 0.5  # the top leans outwards: less than half is in
     assert abs(t.visible - want) < 0.03 and t.bbox_px[0] == 0.0
+
+
+def test_a_piece_in_the_air_is_moving_but_a_carried_ball_is_not():
+    board = load_board("dodo-dash/dodorado-temple")
+    cam = look_at((410, 250), 800, 20, 0, 0, 75)
+    falling = PieceState("m", "meteorite", 300, 200, z=40.0)  # dropped from above, no sideways speed
+    carried = PieceState("b", "banana", 500, 200, z=4.0, attributes={"carried_by": "x"})
+    res = render_scene(board, Scene("dodo-dash", board.ref, [falling, carried]), cam, clean_style(), seed=0)
+    assert res.truth["m"].moving and not res.truth["b"].moving

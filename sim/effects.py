@@ -64,7 +64,7 @@ def apply_shadows(img: np.ndarray, hulls_px: list, style) -> None:
 
 def motion_blur(img: np.ndarray, mask: np.ndarray, roi: tuple, velocity_px_s: np.ndarray, exposure_ms: float) -> None:
     """Smear the piece drawn in ``mask`` (uint8, the ROI's size) along its image velocity over the
-    exposure, in place. ``roi`` = (x0, y0, x1, y1) image px of ``mask``."""
+    exposure, in place. ``roi`` = (x0, y0, x1, y1) image px of ``mask``, inside the image."""
     import cv2
 
     v = np.asarray(velocity_px_s, dtype=np.float64) * exposure_ms / 1000.0
@@ -84,11 +84,8 @@ def motion_blur(img: np.ndarray, mask: np.ndarray, roi: tuple, velocity_px_s: np
     X0, Y0, X1, Y1 = max(x0 - c, 0), max(y0 - c, 0), min(x1 + c, W), min(y1 + c, H)
     if X1 <= X0 or Y1 <= Y0:
         return
-    big = np.zeros((Y1 - Y0, X1 - X0), np.float32)
-    mx0, my0 = x0 - X0, y0 - Y0
-    sub = mask[max(0, -mx0): mask.shape[0] - max(0, my0 + mask.shape[0] - big.shape[0]),
-               max(0, -mx0): mask.shape[1] - max(0, mx0 + mask.shape[1] - big.shape[1])]
-    big[max(my0, 0): max(my0, 0) + sub.shape[0], max(mx0, 0): max(mx0, 0) + sub.shape[1]] = sub / 255.0
+    big = np.zeros((Y1 - Y0, X1 - X0), np.float32)  # the piece's mask with room for the smear
+    big[y0 - Y0:y0 - Y0 + mask.shape[0], x0 - X0:x0 - X0 + mask.shape[1]] = mask * (1 / 255.0)
     region = img[Y0:Y1, X0:X1]
     blurred = cv2.filter2D(region, -1, k, borderType=cv2.BORDER_REPLICATE)
     alpha = np.clip(cv2.filter2D(big, -1, k) * 2.0, 0, 1)[:, :, None]

@@ -72,6 +72,7 @@ class DetectConfig:
     yolo_conf: float = 0.25
     yolo_iou: float = 0.5
     box_sigma_fraction: float = 0.08
+    mask_grow_px: float = 0.75
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -138,14 +139,17 @@ class Background:
         self.blur_px = blur_px
 
     def foreground(self, frame: np.ndarray, threshold: float) -> np.ndarray:
-        """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px)."""
+        """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
+        discounted (``vision.refine.foreground_distance``: a shadow darkens, a piece changes colour)."""
         import cv2
+
+        from vision.refine import foreground_distance
 
         if frame.shape != self.image.shape:
             raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
                               f"{self.image.shape[1]}x{self.image.shape[0]}: capture the empty mat again")
-        blurred = cv2.GaussianBlur(frame, (0, 0), self.blur_px).astype(np.int16)
-        diff = np.abs(blurred - self.image).max(axis=2).astype(np.uint8)
+        blurred = cv2.GaussianBlur(frame, (0, 0), self.blur_px)
+        diff = np.clip(foreground_distance(blurred, self.image.astype(np.uint8)), 0, 255).astype(np.uint8)
         _, mask = cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return mask
@@ -207,6 +211,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         order = np.argsort(-dist[ys, xs])
         for j in order:
             px, py, r = xs[j], ys[j], dist[ys[j], xs[j]] / s
+            # the mask reaches past the outline by about mask_grow_px image px (blur and threshold)
+            r -= config.mask_grow_px * float(transform.mm_per_px(np.array([[px / s, py / s]]), height)[0])
             if any((px / s - tx) ** 2 + (py / s - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
                 continue
             fits = [(abs(kinds[i].radius - r), i) for i in group
@@ -283,7 +289,8 @@ class Detector:
     ``classical``, ``yolo``, ``auto`` (yolo when a model is there, else classical), ``attributes``
     whether to classify team / colour / face / card, ``profile`` a ``tableref teach`` profile.
 
-    After each call ``timings_ms`` holds the milliseconds of each stage and ``occluders`` the
+    After each call ``timings_ms`` holds the wall-clock milliseconds of each stage (``cpu_ms`` the
+    process CPU time, all threads), and ``occluders`` the
     (m, 4) image px boxes of hands and arms in that frame."""
 
     def __init__(self, board, transform: MatTransform, specs=None, background: np.ndarray | None = None,
@@ -316,23 +323,26 @@ class Detector:
         self.attributes = attributes
         self.profile = profile
         self.timings_ms: dict = {}
+        self.cpu_ms: dict = {}
         self.occluders = np.zeros((0, 4))
 
     def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
+        c0 = time.process_time()
         t0 = time.perf_counter()
         if self.method == "yolo":
             cand = yolo_candidates(frame, self.transform, self.detector, self.game, self.kinds, self.config)
             cand = _suppress_duplicates(cand, self.kinds)
         else:
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
             obs.attributes.update(_attributes(frame, self.transform, obs, self.game, self.profile))
-        t3 = time.perf_counter()
+        t3, c3 = time.perf_counter(), time.process_time()
         self.occluders = cand.occluders
         self.timings_ms = {"detect": 1000 * (t1 - t0), "refine": 1000 * (t2 - t1), "attributes": 1000 * (t3 - t2)}
+        self.cpu_ms = {"detect": 1000 * (c1 - c0), "refine": 1000 * (c2 - c1), "attributes": 1000 * (c3 - c2)}
         return obs
 
     def _refined(self, frame, cand: Candidates, frame_index, timestamp) -> Observation:
@@ -349,17 +359,40 @@ class Detector:
         wh = np.where(np.isfinite(cand.xyxy[:, 2]), np.maximum(cand.xyxy[:, 2] - cand.xyxy[:, 0], cand.xyxy[:, 3] - cand.xyxy[:, 1]), 0)
         sigma = np.maximum(self.config.box_sigma_fraction * wh * mmpp, 1.0)
         rnd = np.array([k.round for k in kinds], dtype=bool)
+        keep = np.ones(n, bool)
         if rnd.any():
             bg = self.background.raw if self.background is not None else None
-            res = refine_discs(frame, self.transform, xy[rnd], radius[rnd], height[rnd], self.config.refine, background=bg)
-            good = res.ok & np.isfinite(res.xy).all(axis=1)
             idx = np.nonzero(rnd)[0]
+            res = refine_discs(frame, self.transform, xy[rnd], radius[rnd], height[rnd], self.config.refine, background=bg)
+            if self.method == "classical" and bg is not None:
+                # the size class from the fitted outline (the mask's peak is a rough guess): refit where it changes
+                names = list(cand.kind)
+                redo = []
+                for j, i in enumerate(idx):
+                    same_h = [k for k in self.round if k.height == kinds[i].height]
+                    best = min(same_h, key=lambda k: abs(k.radius - res.radius[j]))
+                    if best.name != names[i] and abs(best.radius - res.radius[j]) < 0.2 * best.radius:
+                        names[i], kinds[i] = best.name, best
+                        redo.append(j)
+                if redo:
+                    redo = np.array(redo)
+                    radius = np.array([k.radius for k in kinds])
+                    again = refine_discs(frame, self.transform, res.xy[redo], radius[idx[redo]], height[idx[redo]],
+                                         self.config.refine, background=bg)
+                    for name in ("xy", "sigma", "radius", "quality", "ok"):
+                        getattr(res, name)[redo] = getattr(again, name)
+                cand.kind = names
+                # not a round piece of this game at all (a figure, a card, a shadow): drop it
+                off = np.array([abs(kinds[i].radius - res.radius[j]) > 0.3 * kinds[i].radius for j, i in enumerate(idx)])
+                keep[idx[off | ~res.ok]] = False
+            good = res.ok & np.isfinite(res.xy).all(axis=1)
             xy[idx[good]] = res.xy[good]
             s = np.where(good, res.sigma, np.maximum(sigma[idx], 3.0))
             sigma[idx] = np.where(np.isfinite(s), s, 5.0)
             conf[idx] = conf[idx] * np.where(good, 1.0, 0.5)
-        return Observation(xy=xy, radius=radius, height=height, kind=list(cand.kind), confidence=conf, sigma=sigma,
-                           frame_index=frame_index, timestamp=timestamp)
+        obs = Observation(xy=xy, radius=radius, height=height, kind=list(cand.kind), confidence=conf, sigma=sigma,
+                          frame_index=frame_index, timestamp=timestamp)
+        return obs[keep] if not keep.all() else obs
 
 
 def load_model(path: str | Path, config: DetectConfig | None = None):

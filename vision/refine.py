@@ -410,6 +410,8 @@ class _Fit:
     contrast: float
     support: float
     blur: float
+    growth_px: float = 0.0
+    mm_per_px: float = 1.0
 
 
 _DEBUG: list = []
@@ -566,7 +568,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if it > len(coarse) + 1 and step < 0.02 * mmpp and last_step < 0.05 * mmpp:
             break
         last_step = step
-    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0))
+    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp))
 
 
 def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
@@ -600,6 +602,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         floor = cfg.sigma_floor_px * float(mmpp[i])
         reg = float(transform.sigma_mm(fit.c.reshape(1, 2))[0])
         out.xy[i] = fit.c
+        out.radius[i] = radius[i] + fit.growth_px * fit.mm_per_px
         out.sigma[i] = float(np.sqrt(sig_fit ** 2 + floor ** 2 + reg ** 2))
         out.quality[i] = fit.support
         moved = float(np.linalg.norm(fit.c - rough[i]))

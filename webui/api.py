@@ -205,6 +205,30 @@ def decide(call_id):
                                  data.get("reason", ""), data.get("action"))), 201
 
 
+@bp.post("/calls/<call_id>/dispute")
+def dispute(call_id):
+    """Reopen a decided call: {who, reason}. It goes back to the review queue."""
+    data = body()
+    return jsonify(record.dispute(get_store(), get_hub(), call_id, data.get("who"), data.get("reason"))), 201
+
+
+@bp.post("/matches/<match_id>/identities")
+def post_identity(match_id):
+    """Which piece a disc is: {name, track?, xy?, who?, clear?} (see :func:`webui.record.assign_identity`)."""
+    data = body()
+    session = current_app.extensions.get("tableref.session")
+    return jsonify(record.assign_identity(get_store(), get_hub(), match_id, data.get("name"), data.get("track"),
+                                          data.get("xy"), data.get("who", ""), bool(data.get("clear")), session)), 201
+
+
+@bp.get("/matches/<match_id>/identities")
+def get_identities(match_id):
+    store = get_store()
+    with get_hub().lock:
+        rep = get_hub().replayed(store, match_id)
+        return jsonify({"match": match_id, "identities": dict(rep.identities), "names": record.piece_names(rep.game)})
+
+
 @bp.get("/measure")
 def measure():
     """The judge's measure tool: ?board=game/name&a=x,y,r&(b=x,y,r | region=name)[&sigma=mm][&na=&nb=]."""

@@ -35,7 +35,12 @@ class Hub:
                 rep = replay_rows(match, store.rows(match_id))
                 self._cache[match_id] = rep
             elif rep.seq < last:
-                replay_rows(match, store.rows(match_id, after=rep.seq), into=rep)
+                new = store.rows(match_id, after=rep.seq)
+                if any(_redecides(rep, row) for row in new):  # a reopened call: replay with its newest decision
+                    rep = replay_rows(match, store.rows(match_id))
+                    self._cache[match_id] = rep
+                else:
+                    replay_rows(match, new, into=rep)
             return rep
 
     def forget(self, match_id: str) -> None:
@@ -71,3 +76,15 @@ class Hub:
             except queue.Full:
                 self.unsubscribe(q)
         self.published += 1
+
+
+def _redecides(rep: Replayed, row: dict) -> bool:
+    """Whether ``row`` changes how earlier rows replay (a dispute, or a decision on a disputed or
+    already decided call), so that the cache must be rebuilt from the whole log."""
+    if row["kind"] == "dispute":
+        return True
+    if row["kind"] in ("decision", "override"):
+        call = rep.calls.get(row["data"].get("call"))
+        return call is not None and (call["status"] == "disputed" or call.get("decision") is not None
+                                     or call.get("disputes"))
+    return False

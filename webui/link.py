@@ -81,6 +81,15 @@ class TableLink:
     def decide(self, call_id: str, decision: str, who: str, reason: str = "", action: dict | None = None) -> dict:
         return record.decide(self.store, self.hub, call_id, decision, who, reason, action)
 
+    def dispute(self, call_id: str, who: str, reason: str) -> dict:
+        return record.dispute(self.store, self.hub, call_id, who, reason)
+
+    def identities(self, match_id: str | None = None) -> dict:
+        """{name: {name, track, xy, who, t}}: which disc is which, as the players said on the
+        dashboard (``identity`` rows; a session also sees them in :meth:`rows_since`)."""
+        with self.hub.lock:
+            return dict(self.hub.replayed(self.store, self._match(match_id)).identities)
+
     def evidence(self, jpeg: bytes, match_id: str | None = None) -> str:
         return self.store.add_evidence(self._match(match_id), jpeg, "image/jpeg")
 

@@ -43,6 +43,12 @@ PATHS = {
                    "post": _op("Record a referee verdict; too_close / low confidence waits for a person", "CallPost", ok="201")},
     "/api/calls/{call_id}": {"get": _op("One call with its verdict and decision", params=C)},
     "/api/calls/{call_id}/decision": {"post": _op("Confirm, override or dismiss a pending call", "Decision", ok="201", params=C)},
+    "/api/calls/{call_id}/dispute": {"post": _op("Reopen a decided call with a reason (back to the queue; the newest "
+                                                 "decision is the one replayed)", "Dispute", ok="201", params=C)},
+    "/api/matches/{match_id}/identities": {
+        "get": _op("Which piece each named disc or racer is (and the names this match offers)", params=M),
+        "post": _op("Name a disc: by the live session's track id and/or its position in mat mm", "Identity", ok="201",
+                    params=M)},
     "/api/evidence": {"post": {**_op("Upload an evidence image (body: image/jpeg or image/png)", ok="201", params=(("match", "query"),)),
                                "requestBody": {"required": True, "content": {"image/jpeg": {}, "image/png": {}}}}},
     "/api/evidence/{evidence_id}": {"get": _op("An evidence image", params=(("evidence_id", "path"),), produces="image/jpeg")},
@@ -89,6 +95,12 @@ SCHEMAS = {
         "decision": {"type": "string", "enum": ["confirm", "override", "dismiss"]}, "who": {"type": "string"},
         "reason": {"type": "string", "description": "required for a too_close call"},
         "action": {"$ref": "#/components/schemas/Action"}}},
+    "Dispute": {"type": "object", "required": ["who", "reason"], "properties": {
+        "who": {"type": "string"}, "reason": {"type": "string"}}},
+    "Identity": {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "example": "home:triceratops"}, "track": {"type": ["integer", "null"]},
+        "xy": {"type": ["array", "null"], "items": {"type": "number"}, "description": "mat mm"},
+        "who": {"type": "string"}, "clear": {"type": "boolean"}}},
     "Registration": {"type": "object", "required": ["board"], "properties": {
         "board": {"type": "string"}, "reset": {"type": "boolean"}}},
     "BoardSave": {"type": "object", "required": ["board"], "properties": {

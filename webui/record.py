@@ -14,7 +14,7 @@ from typing import Any
 
 from rules.core import IllegalActionError, RulesError, engine_for
 from webui.hub import Hub
-from webui.store import NotFound, Replayed, Store, StoreError, check_id, new_game_for, new_id
+from webui.store import OPEN_STATUSES, NotFound, Replayed, Store, StoreError, check_id, new_game_for, new_id
 
 ANSWERS = ("yes", "no", "too_close")
 DECISIONS = ("confirm", "override", "dismiss")
@@ -224,9 +224,13 @@ def post_call(store: Store, hub: Hub, match_id: str, verdict: Any, actor: Any = 
 
 
 def decide(store: Store, hub: Hub, call_id: str, decision: Any, who: Any, reason: Any = "", action: Any = None) -> dict:
-    """Settle a pending call: ``confirm`` applies its proposed action, ``override`` applies
-    ``action`` (or the verdict's alternative_action, or nothing), ``dismiss`` applies nothing. A
-    too-close call needs a reason; every decision needs who made it."""
+    """Settle a pending or disputed call: ``confirm`` applies its proposed action, ``override``
+    applies ``action`` (or the verdict's alternative_action, or nothing), ``dismiss`` applies nothing.
+    A too-close call and a disputed call need a reason; every decision needs who made it.
+
+    A disputed call's new decision is appended like any other; the replay puts its action in the
+    place of the call's first fact (see :mod:`webui.store`). It is refused (409) when the rows after
+    that place would no longer replay with it (undo them first)."""
     check_id(call_id, "call")
     if decision not in DECISIONS:
         raise InputError(f"decision: expected one of {', '.join(DECISIONS)}, got {decision!r}")
@@ -237,10 +241,13 @@ def decide(store: Store, hub: Hub, call_id: str, decision: Any, who: Any, reason
     with hub.lock:
         rep = hub.replayed(store, match_id)
         call = rep.calls[call_id]
-        if call["status"] != "pending":
-            raise ConflictError(f"call {call_id} is already {call['status']}")
+        if call["status"] not in OPEN_STATUSES:
+            raise ConflictError(f"call {call_id} is already {call['status']} (dispute it to decide it again)")
         if call["verdict"]["answer"] == "too_close" and not reason:
             raise InputError("reason: a too-close call needs the reason for the decision")
+        disputed = call["status"] == "disputed"
+        if disputed and not reason:
+            raise InputError("reason: a disputed call needs the reason for the new decision")
         verdict = call["verdict"]
         if decision == "confirm":
             applied = verdict["proposed_action"]
@@ -248,16 +255,107 @@ def decide(store: Store, hub: Hub, call_id: str, decision: Any, who: Any, reason
             applied = action if action is not None else verdict["alternative_action"]
         else:
             applied = None
-        if applied is not None:
-            _check_legal(rep, applied)
+        if applied is not None and not isinstance(applied, dict):
+            raise InputError("action: expected an engine action object")
         kind = "override" if decision == "override" else "decision"
         status = {"confirm": "confirmed", "override": "overridden", "dismiss": "dismissed"}[decision]
         rows = [(kind, {"call": call_id, "decision": status, "reason": reason, "action": applied}, who)]
         if applied is not None:
             rows.append(("fact", {"action": applied, "call": call_id}, who))
+        if disputed:
+            _check_replays(store, rep, match_id, rows, applied)
+        elif applied is not None:
+            _check_legal(rep, applied)
         seqs = store.append_many(match_id, rows)
         publish_state(store, hub, match_id, seq=seqs[-1])
         return {"id": call_id, "status": status, "applied": applied, "match": match_id}
+
+
+def _check_replays(store: Store, rep: Replayed, match_id: str, rows: list, applied: Any) -> None:
+    """Replay the whole log with ``rows`` appended (not written): a new problem means the new
+    decision does not fit where the call was (a 409 that says which row breaks)."""
+    from webui.store import replay_rows
+
+    if applied is not None:
+        try:
+            rep.game.action_from_dict(applied)
+        except RulesError as exc:
+            raise InputError(f"action: {exc}") from None
+    log = store.rows(match_id)
+    last = log[-1]["seq"] if log else 0
+    trial_rows = log + [{"seq": last + i + 1, "t": 0.0, "kind": k, "actor": a, "data": d} for i, (k, d, a) in enumerate(rows)]
+    before = {p["seq"] for p in replay_rows(rep.match, log).problems}
+    new = [p for p in replay_rows(rep.match, trial_rows).problems if p["seq"] not in before]
+    if new:
+        p = new[0]
+        raise ConflictError(f"this decision does not replay: log row #{p['seq']} ({p['kind']}) would fail with it "
+                            f"({p['error']}); undo the actions after the call first")
+
+
+def dispute(store: Store, hub: Hub, call_id: str, who: Any, reason: Any) -> dict:
+    """Reopen a decided call (a dispute): it goes back to the review queue with the reason; its
+    earlier decision stays in force until a new one is made (:func:`decide`)."""
+    check_id(call_id, "call")
+    who, reason = _text(who, "who"), _text(reason, "reason")
+    if not who:
+        raise InputError("who: say who disputes the call (a name or role)")
+    if not reason:
+        raise InputError("reason: a dispute needs the reason (what looks wrong about the decision)")
+    match_id = store.find_call(call_id)
+    with hub.lock:
+        rep = hub.replayed(store, match_id)
+        call = rep.calls[call_id]
+        if call["status"] in OPEN_STATUSES:
+            raise ConflictError(f"call {call_id} is {call['status']}: it is already waiting for a decision")
+        seq = store.append(match_id, "dispute", {"call": call_id, "reason": reason}, who)
+        publish_state(store, hub, match_id, seq=seq)
+        return {"id": call_id, "status": "disputed", "was": call["status"], "match": match_id}
+
+
+# -- identities -----------------------------------------------------------------------------------
+def piece_names(game) -> list[str]:
+    """The names a disc or racer can be given in this game (from the engine's state)."""
+    state = game.state
+    if isinstance(state.get("pieces"), dict):
+        return sorted(state["pieces"]) + (["ball"] if "ball" in state else [])
+    if isinstance(state.get("racers"), list):
+        return [str(r.get("racer")) for r in state["racers"] if isinstance(r, dict) and r.get("racer")]
+    return []
+
+
+def assign_identity(store: Store, hub: Hub, match_id: str, name: Any, track: Any = None, xy: Any = None,
+                    who: Any = "", clear: Any = False, session: Any = None) -> dict:
+    """Say which piece a disc is: ``name`` (one of :func:`piece_names`, when the game has names) for
+    the ``track`` id of the live session and/or the disc at ``xy`` (mat mm). Appended as an
+    ``identity`` row (the newest wins; one name per track) and passed to ``session.assign`` when a
+    live session is attached and a track is given."""
+    who = _text(who, "who")
+    if not isinstance(name, str) or not name.strip() or len(name) > 80:
+        raise InputError("name: expected the piece's name, like 'home:triceratops'")
+    name = name.strip()
+    if track is not None and (isinstance(track, bool) or not isinstance(track, int) or not 0 <= track < 10**9):
+        raise InputError("track: expected a track id (a whole number) or null")
+    if xy is not None:
+        if not (isinstance(xy, list) and len(xy) == 2 and all(_finite(v) and abs(v) < 1e5 for v in xy)):
+            raise InputError("xy: expected [x, y] in mat mm, or null")
+        xy = [float(xy[0]), float(xy[1])]
+    if not clear and track is None and xy is None:
+        raise InputError("say which disc: give its track id or its position xy (mat mm)")
+    with hub.lock:
+        rep = hub.replayed(store, match_id)
+        names = piece_names(rep.game)
+        if names and name not in names:
+            raise InputError(f"name: {name!r} is not a piece of this match; choose one of {', '.join(names)}")
+        if clear and name not in rep.identities:
+            raise ConflictError(f"{name} has no identity to clear")
+        if session is not None and track is not None and not clear and callable(getattr(session, "assign", None)):
+            session.assign(int(track), name)  # a SessionError (ValueError) is the user's 400
+        data = {"name": name, "track": track, "xy": xy}
+        if clear:
+            data = {"name": name, "clear": True, "track": None, "xy": None}
+        seq = store.append(match_id, "identity", data, who or "table")
+        v = publish_state(store, hub, match_id, seq=seq)
+        return {"name": name, "track": track, "xy": xy, "identities": v["identities"], "match": match_id}
 
 
 # -- views --------------------------------------------------------------------------------------
@@ -277,6 +375,7 @@ def view(rep: Replayed) -> dict:
         "pending": rep.pending_calls(), "last_call": rep.calls.get(rep.last_call) if rep.last_call else None,
         "events": rep.events[-20:], "problems": rep.problems, "can_undo": bool(g.move_stack),
         "calls": list(rep.calls.values())[-50:], "extras": _extras(g),
+        "identities": dict(rep.identities), "piece_names": piece_names(g),
     }
 
 
@@ -334,5 +433,6 @@ def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-__all__ = ["start_match", "resume", "record_action", "undo", "post_call", "decide", "view", "publish_state",
+__all__ = ["start_match", "resume", "record_action", "undo", "post_call", "decide", "dispute", "assign_identity",
+           "piece_names", "view", "publish_state",
            "current_match_id", "parse_verdict", "fresh_replay", "InputError", "ConflictError", "new_game_for"]

@@ -8,7 +8,8 @@ Tables (``<data dir>/tableref.sqlite3``)::
     log       seq (grows), match_id, t (unix seconds), kind, actor, data (JSON)
               kind: "action" (a player's choice), "fact" (the referee's, or a confirmed call's),
               "undo" (a correction: takes back the last action; never a rewrite), "call" (a referee
-              verdict), "decision" / "override" (a person settled a call)
+              verdict), "decision" / "override" (a person settled a call), "dispute" (a decided call
+              reopened with a reason: back in the queue), "identity" (which piece a disc or track is)
     evidence  id, match_id, t, mime: images on disk at ``<data dir>/evidence/<id>.<ext>``
     meta      key -> value (``current``: the match on the live table)
 
@@ -18,6 +19,11 @@ at most the request that was in flight, never a row that was acknowledged.
 
 Replaying (:func:`replay_rows`) builds ``rules.core.engine_for(game).new_game(**setup)`` and pushes
 every action in order, so the state is never stored, only derived.
+
+Disputes: a decided call can be reopened (a ``dispute`` row) and decided again. Its rows stay as
+they were; the replay uses the call's *newest* resolution: the first fact row of that call carries
+the newest decision's action (or nothing, for a dismissal) and the call's later fact rows are
+skipped, so the game reads as if the call had been decided that way in the first place.
 """
 
 from __future__ import annotations
@@ -35,11 +41,12 @@ from typing import Any
 from rules.core import GameBase, RulesError, engine_for
 
 DB_NAME = "tableref.sqlite3"
-KINDS = ("action", "fact", "undo", "call", "decision", "override")
+KINDS = ("action", "fact", "undo", "call", "decision", "override", "dispute", "identity")
 ID_RE = re.compile(r"^[0-9a-f]{12,32}$")
 IMAGE_TYPES = {"image/jpeg": "jpg", "image/png": "png"}
 MAX_EVIDENCE_BYTES = 8 * 1024 * 1024
 RECENT_EVENTS = 40
+OPEN_STATUSES = ("pending", "disputed")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -263,9 +270,13 @@ class Replayed:
     events: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     last_call: str | None = None
+    identities: dict = field(default_factory=dict)  # name -> {name, track, xy, who, t, seq}
+    effective: dict = field(default_factory=dict)   # call id -> newest resolution's action (re-decided calls)
+    facts_of: set = field(default_factory=set)      # calls whose fact slot was used in this replay
 
     def pending_calls(self) -> list[dict]:
-        return [c for c in self.calls.values() if c["status"] == "pending"]
+        """Calls waiting for a person: new ones and disputed ones."""
+        return [c for c in self.calls.values() if c["status"] in OPEN_STATUSES]
 
 
 def new_game_for(match: dict) -> GameBase:
@@ -277,7 +288,10 @@ def replay_rows(match: dict, rows: list[dict], into: Replayed | None = None) -> 
     """Apply log rows in order (from scratch, or on top of ``into``). A row that no longer replays
     (an engine changed under an old match) is reported in ``problems`` and skipped, so the rest of the
     match is never lost."""
-    rep = into or Replayed(match=match, game=new_game_for(match))
+    if into is None:
+        rep = Replayed(match=match, game=new_game_for(match), effective=newest_resolutions(rows))
+    else:
+        rep = into
     for row in rows:
         try:
             apply_row(rep, row)
@@ -287,9 +301,39 @@ def replay_rows(match: dict, rows: list[dict], into: Replayed | None = None) -> 
     return rep
 
 
+def newest_resolutions(rows: list[dict]) -> dict:
+    """{call id: the action of its newest resolution} for every call resolved more than once (a
+    confident call applied at once counts as one resolution; each decision as one)."""
+    action, count = {}, {}
+    for row in rows:
+        kind, data = row["kind"], row["data"]
+        if kind == "call" and data.get("status") == "applied":
+            action[data["id"]] = data["verdict"].get("proposed_action")
+            count[data["id"]] = 1
+        elif kind in ("decision", "override") and isinstance(data.get("call"), str):
+            action[data["call"]] = data.get("action")
+            count[data["call"]] = count.get(data["call"], 0) + 1
+    return {c: a for c, a in action.items() if count[c] > 1}
+
+
 def apply_row(rep: Replayed, row: dict) -> None:
     kind, data = row["kind"], row["data"]
     base = {"seq": row["seq"], "t": row["t"], "kind": kind, "actor": row["actor"]}
+    call_id = data.get("call") if kind == "fact" else None
+    if call_id is not None and call_id in rep.effective:
+        # a re-decided call: its first fact slot carries the newest decision; later slots are skipped
+        if call_id in rep.facts_of:
+            _remember(rep, {**base, "action": data["action"], "call": call_id, "superseded": True, "events": []})
+            return
+        rep.facts_of.add(call_id)
+        newest = rep.effective[call_id]
+        if newest is None:
+            _remember(rep, {**base, "action": data["action"], "call": call_id, "superseded": True, "events": []})
+            return
+        events = rep.game.push(rep.game.action_from_dict(newest))
+        _remember(rep, {**base, "action": newest, "call": call_id, "replaces": data["action"],
+                        "events": [e.to_dict() for e in events]})
+        return
     if kind in ("action", "fact"):
         action = rep.game.action_from_dict(data["action"])
         events = rep.game.push(action)
@@ -306,10 +350,29 @@ def apply_row(rep: Replayed, row: dict) -> None:
         _remember(rep, {**base, "call": data["id"], "status": data["status"], "question": data["verdict"].get("question", "")})
     elif kind in ("decision", "override"):
         call = rep.calls[data["call"]]
+        if call["decision"] is not None:
+            call.setdefault("history", []).append(call["decision"])
         call["status"] = "overridden" if kind == "override" else data.get("decision", "confirmed")
         call["decision"] = {"kind": kind, "who": row["actor"], "t": row["t"], "reason": data.get("reason", ""),
-                            "action": data.get("action")}
+                            "action": data.get("action"), "status": call["status"]}
         _remember(rep, {**base, "call": data["call"], "status": call["status"], "reason": data.get("reason", "")})
+    elif kind == "dispute":
+        call = rep.calls[data["call"]]
+        call["disputes"] = call.get("disputes", []) + [{"who": row["actor"], "t": row["t"], "reason": data.get("reason", ""),
+                                                        "was": call["status"], "seq": row["seq"]}]
+        call["status"] = "disputed"
+        _remember(rep, {**base, "call": data["call"], "status": "disputed", "reason": data.get("reason", "")})
+    elif kind == "identity":
+        name = data["name"]
+        track = data.get("track")
+        for other in [n for n, v in rep.identities.items() if track is not None and v.get("track") == track and n != name]:
+            del rep.identities[other]  # one name per track: the newest wins
+        if data.get("clear"):
+            rep.identities.pop(name, None)
+        else:
+            rep.identities[name] = {"name": name, "track": track, "xy": data.get("xy"), "who": row["actor"],
+                                    "t": row["t"], "seq": row["seq"]}
+        _remember(rep, {**base, "identity": name, "track": track, "clear": bool(data.get("clear"))})
 
 
 def _remember(rep: Replayed, event: dict) -> None:

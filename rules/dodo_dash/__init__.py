@@ -35,8 +35,16 @@ Interpretations where the rulebook is silent or ambiguous (tests pin each one):
   emptied by damage recovers at once; its End of Round draw goes under its deck; a Claw's damage is
   an effect, so Reaction cards may cancel it.
 - A used "once" Dodo-Idol Power goes under the Power deck.
-- Not implemented: the "Mixing the Original Game" section (Cup mode, mixed decks, Plesiododo's
-  direction reversal: its card reports an ``unimplemented`` event).
+- Overpower: the rulebook shows only its self-damage cost (the ``cost`` step: with fewer cards in
+  hand than the damage, the whole effect is canceled and nothing is discarded); the amount and the
+  rest of the printed card are for the user to fill in (``todo`` in ``cards.json``).
+- Plesiododo (the ``reverse`` step): racers keep their hexes and advance against the printed arrows;
+  progress is re-counted in the new direction so that a racer behind the finish line has the lap
+  still to cover; Drifting is not triggered going the other way; Zone Traps keep their printed
+  extent (see ``effects._fx_reverse``).
+- Not implemented: the rest of the "Mixing the Original Game" section (mixed characters and decks,
+  Cup mode across four races, the Treasure Hunting Rally, the Boost-card mini track): they need the
+  original game's cards and tracks, or several races, which this one-race engine does not model.
 """
 
 from rules.dodo_dash.actions import (

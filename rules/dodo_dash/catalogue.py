@@ -19,6 +19,9 @@ cancel        (none); Reaction cards only                 cancel the effect just
 gain_power    n (>= 1)                                    take n Dodo-Idol Power cards
 jump_behind   target ("hit")                              move to the hex behind the target
 charm_card    (none); Charm tiles only                    resolve the top Charm card, then a new tile
+reverse       (none)                                      the race turns around (Plesiododo): racers
+                                                          keep their hexes, advance against the printed
+                                                          arrows; last becomes Lead and vice versa
 todo          text                                        not implemented: the engine reports it
 ============  ==========================================  ==============================================
 
@@ -62,6 +65,7 @@ OPS = {
     "gain_power": {"n"},
     "jump_behind": {"target"},
     "charm_card": set(),
+    "reverse": set(),
     "todo": {"text"},
 }
 

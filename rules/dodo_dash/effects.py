@@ -29,7 +29,7 @@ class EffectsMixin:
 
     @property
     def track(self) -> Track:
-        return Track(self.state["layout"])
+        return Track(self.state["layout"], reversed=self.state.get("reversed", False))
 
     def order(self) -> list[int]:
         """Racer indices in turn order, starting with the first player."""
@@ -390,6 +390,38 @@ class EffectsMixin:
         st["box"].append("charm:" + c)  # resolved, then returned to the box
         self.ev("charm_card", racer=self.rid(step["src"]), card=c)
         self.front(self.fx_steps(self.cat["charm_cards"][c]["effects"], step["src"], {}, "charm"))
+
+    def _fx_reverse(self, step, e):
+        """Plesiododo Charm clarification: "The Racer in last place is now the Lead Racer and vice
+        versa. Miniatures/Dinomeeples remain on the board in the same place, but now they advance in
+        the opposite direction of the printed arrows on the track. The game still ends when a Racer
+        crosses the finish line. Any Racer behind the finish line before activating this Charm must
+        complete the lap in the new direction and does not win if moving back and advancing
+        afterwards."
+
+        Every racer keeps its printed hex; its progress becomes the distance it has covered in the new
+        direction within the lap: the finish line is ``hexes - progress`` hexes ahead of it (1 + its
+        printed hex), so the order of the race is reversed and a racer that was behind the line now
+        has almost the whole lap to cover (moving back over the line and advancing again crosses no
+        finish, as before). Choices: a racer already past the line (a lap completed this round) is,
+        in the new direction, before it again, 1 + its printed hex away; Drifting is not triggered
+        any more (``layout.Track.drift_start_between``); Zone Traps keep their printed extent. On the
+        Connecting-tile path (no lap) the new finish line is the path's start line and a racer behind
+        it must cover the whole path (its progress is then counted from that line, so the printed
+        hex reported for it is only approximate)."""
+        st = self.state
+        old = self.track
+        st["reversed"] = not st.get("reversed", False)
+        new = self.track
+        for R in st["racers"]:
+            q = new.progress_of(old.hex(R["pos"]))
+            if not new.loop and q >= new.finish:
+                q -= new.finish  # behind the path's start line: the whole path is still to cover
+            R["pos"] = q
+        best = max(R["pos"] for R in st["racers"])
+        self.ev("reversed", against_arrows=st["reversed"], by=self.rid(step["src"]),
+                positions={R["id"]: R["pos"] for R in st["racers"]},
+                lead=[self.rid(i) for i in self.order() if st["racers"][i]["pos"] == best])
 
     def _fx_todo(self, step, e):
         self.ev("unimplemented", text=e.get("text", ""))

@@ -252,8 +252,8 @@ class Game(FlowMixin, EffectsMixin, GameBase):
         tr = self.track
         here = self.racer(racer)["pos"]
         if not tr.loop:
-            return hex_index
-        d = (hex_index - here) % tr.size
+            return tr.progress_of(hex_index)
+        d = (tr.progress_of(hex_index) - here) % tr.size
         return here + (d if d <= tr.size // 2 else d - tr.size)
 
     @property

@@ -88,18 +88,34 @@ def validate_track(t: dict) -> list[str]:
 
 
 class Track:
-    """Read-only helper over a track dict (kept in the game state)."""
+    """Read-only helper over a track dict (kept in the game state).
 
-    def __init__(self, data: dict):
+    ``reversed``: the Plesiododo Charm turned the race around ("now they advance in the opposite
+    direction of the printed arrows on the track"). Progress still grows as a racer advances and a
+    lap is still complete at ``progress >= finish``, but progress q stands on printed hex
+    ``size - 1 - q`` (mod ``size`` on a loop): the finish line is crossed going from printed hex 0
+    to the last printed hex. See ``progress_of``."""
+
+    def __init__(self, data: dict, reversed: bool = False):
         self.d = data
         self.loop = data.get("loop", True)
         self.size = data["hexes"] if self.loop else data["length"]
         self.finish = self.size
         self.min_progress = None if self.loop else -int(data.get("behind", 10))
+        self.reversed = bool(reversed)
 
     def hex(self, progress: int) -> int:
         """The printed hex index of a progress value."""
+        if self.reversed:
+            progress = self.size - 1 - progress
         return progress % self.size if self.loop else progress
+
+    def progress_of(self, hex_index: int) -> int:
+        """The progress, within one lap (0..size-1 on a loop), that stands on printed hex ``hex_index``
+        in the current direction: its inverse of ``hex`` (on a path, exact for indices 0..length-1)."""
+        if self.reversed:
+            hex_index = self.size - 1 - hex_index
+        return hex_index % self.size if self.loop else hex_index
 
     def clamp(self, progress: int) -> int:
         if self.min_progress is not None and progress < self.min_progress:
@@ -123,7 +139,12 @@ class Track:
         return traps[-1] if self.loop else None
 
     def drift_start_between(self, a: int, b: int) -> tuple[int, int] | None:
-        """First drift section whose start lies in progress (a, b]: (section index, progress)."""
+        """First drift section whose start lies in progress (a, b]: (section index, progress).
+        Choice: after a Plesiododo reversal no Drifting sequence is triggered (a sequence runs along the
+        printed arrows from its first hex, and is "only triggered when advancing to the first hex of
+        the sequence"; racers going the other way reach its last hex first)."""
+        if self.reversed:
+            return None
         best = None
         for i, sec in enumerate(self.d["drift"]):
             s = sec["start"]
@@ -140,11 +161,12 @@ class Track:
         """Charm hexes reached or passed when advancing from progress a to b, in order."""
         out = []
         for c in self.d["charms"]:
+            pc = self.progress_of(c)
             if self.loop:
-                k = (c - a) % self.size
+                k = (pc - a) % self.size
                 p = a + (k if k else self.size)
             else:
-                p = c
+                p = pc
             if a < p <= b:
                 out.append((p, c))
         return [c for _, c in sorted(out)]

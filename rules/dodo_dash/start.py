@@ -104,6 +104,7 @@ def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None,
         "traps": {}, "charm_hexes": {},
         "round": 0, "phase": "setup", "first": first, "played": [None] * n, "enraged": [False] * n,
         "active": None, "chain": [], "queue": [], "pending": None, "result": None, "final_round": False,
+        "reversed": False,  # the Plesiododo Charm: racers advance against the printed arrows
     }
 
     # Movement deck (Setup 5): shuffle, deal 6 to each racer (Challengers get theirs as a face-down deck).

@@ -1,0 +1,58 @@
+"""The vision benchmark's pieces: the framed camera, one-to-one matching, and what counts."""
+
+import numpy as np
+import pytest
+
+from calibration.board import load_board
+from vision.bench import BenchFrame, Tally, framed_camera, match, score_frame, summarise
+from vision.core import Observation
+
+BOARD = load_board("dino-dunk/tropic-turf")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_framed_camera_fills_the_frame_with_the_mat(seed):
+    cam = framed_camera(np.random.default_rng(seed), BOARD)
+    T = cam.transform()
+    corners = T.mat_to_image(BOARD.corners_mm())
+    w, h = cam.size
+    assert np.all(corners >= 0) and np.all(corners[:, 0] <= w - 1) and np.all(corners[:, 1] <= h - 1)
+    span = corners.max(axis=0) - corners.min(axis=0)
+    assert span[0] > 0.7 * w  # the mat's length runs across most of the width
+    assert 0.0 <= cam.params["tilt_deg"] <= 50.0
+
+
+@pytest.mark.parametrize("det,truth,gate,expected", [
+    ([[0, 0]], [[1, 0]], [5], [(0, 0)]),  # within the gate
+    ([[0, 0]], [[9, 0]], [5], []),  # beyond it
+    ([[0, 0], [10, 0]], [[9, 0], [1, 0]], [5, 5], [(0, 1), (1, 0)]),  # one-to-one, nearest pairs
+    ([[0, 0], [1, 0]], [[0.5, 0]], [5], [(0, 0)]),  # two detections on one piece: one match
+    (np.zeros((0, 2)), [[1, 0]], [5], []),  # empty in, empty out
+])
+def test_match(det, truth, gate, expected):
+    got = match(np.asarray(det, float).reshape(-1, 2), np.asarray(truth, float).reshape(-1, 2), np.asarray(gate, float))
+    assert sorted(got) == sorted(expected)
+
+
+def _piece(pid, kind, x, y, visible=1.0, z=0.0, radius=19.0):
+    return {"id": pid, "kind": kind, "xy": np.array([x, y]), "visible": visible, "z": z, "moving": False,
+            "radius": radius, "attributes": {}}
+
+
+def test_score_frame_counts_recall_precision_and_dont_care():
+    truth = [_piece("a", "disc-medium", 100, 100), _piece("b", "disc-medium", 300, 100),
+             _piece("c", "disc-medium", 500, 100, visible=0.5),  # hidden: don't care
+             _piece("d", "ball", 700, 100, z=20.0, radius=9.5)]  # in the air: don't care
+    fr = BenchFrame(None, None, None, BOARD, truth, "dino-dunk/shots", 2.0)
+    obs = Observation.from_pieces([
+        {"xy": [100.3, 100.4], "radius": 19, "kind": "disc-medium", "sigma": 0.3},  # a: right
+        {"xy": [500.0, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3},  # c: don't care
+        {"xy": [900.0, 500.0], "radius": 19, "kind": "disc-large", "sigma": 0.3},  # nothing there: wrong
+    ])
+    t = Tally()
+    score_frame(t, obs, fr, {"disc-medium", "ball"}, {"disc-medium", "ball"})
+    assert (t.tp, t.fn, t.fp) == (1, 1, 1)
+    assert t.err_round == [pytest.approx(0.5)] and t.kind_ok == 1
+    s = summarise(t)
+    assert s["recall"] == 0.5 and s["precision"] == 0.5
+    assert s["round"]["within_3sigma"] == 1.0

@@ -162,7 +162,10 @@ def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None,
             r["powers"].append(pdeck.pop(0))
     state["power_deck"] = pdeck
 
-    if board == "jungle" and lay["traps"]:
+    # Traps and Charms in Other Tracks: "For a more Charming experience you may want to mix Traps and
+    # Charms all over the place": tiles go wherever the layout has their hexes, whatever the board
+    # (the default Jungle layouts have only traps, the Temple ones only charms).
+    if lay["traps"]:
         tiles = [t["id"] for t in cat["traps"]]
         rng_for(state).shuffle(tiles)
         fixed = {int(k): v for k, v in (traps or {}).items()}
@@ -170,7 +173,7 @@ def build_state(players=("P1", "P2", "P3"), racers=None, board=None, track=None,
             tile = _pull(tiles, fixed[h], "setup traps") if h in fixed else tiles.pop(0)
             state["traps"][str(h)] = {"tile": tile, "revealed": False}
         state["box"].extend(["trap:" + t for t in tiles])
-    if board == "temple" and variant != "treasure":
+    if (board == "temple" or lay["charms"]) and variant != "treasure":
         ctiles = [t["id"] for t in cat["charm_tiles"]]
         rng_for(state).shuffle(ctiles)
         fixed = {int(k): v for k, v in (charm_tiles or {}).items()}

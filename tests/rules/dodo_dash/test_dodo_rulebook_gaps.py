@@ -166,3 +166,17 @@ def test_the_placeholder_charm_tiles_are_marked_for_the_user_to_fill_in():
         assert t["todo"].startswith("not in the rulebook: fill in")
     warned = [p.where for p in catalogue.validate(cat) if p.where.startswith("charm_tiles")]
     assert warned == [f"charm_tiles[{i}] (charm-tile-{i + 1})" for i in range(1, 5)]
+
+
+# -- Traps and Charms in Other Tracks ----------------------------------------------------------------
+def test_traps_and_charms_can_be_mixed_on_one_track():
+    # "For a more Charming experience you may want to mix Traps and Charms all over the place."
+    layout = {"loop": True, "hexes": 36, "traps": [5, 20], "charms": [12]}
+    for board in ("jungle", "temple"):
+        g = new_game(players=["A", "B", "C"], board=board, layout=dict(layout), dice="table", seed=2,
+                     hands=HANDS, positions={"A": 10, "B": -1, "C": -1}, traps={5: "trap-back-2", 20: "trap-draw-2"},
+                     charm_tiles={12: "charm-tile-1"})
+        assert sorted(g.state["traps"]) == ["20", "5"] and list(g.state["charm_hexes"]) == ["12"]
+        for pid, c in (("A", "normal-01"), ("B", "normal-03"), ("C", "normal-05")):
+            g.push(Choose(pid, c))
+        assert g.state["charm_hexes"]["12"]["revealed"] and g.pending == {"kind": "roll", "why": "charm", "racer": "A"}

@@ -25,7 +25,7 @@ class QuadFit:
     counts: np.ndarray
 
 
-def _intersect(l1, l2) -> np.ndarray | None:
+def intersect_lines(l1, l2) -> np.ndarray | None:
     (p, d), (q, e) = l1, l2
     A = np.array([[d[0], -e[0]], [d[1], -e[1]]])
     if abs(np.linalg.det(A)) < 1e-9:
@@ -88,7 +88,7 @@ def _edge_points(channels: np.ndarray, a: np.ndarray, b: np.ndarray, band: float
     return points[ok], strength[ok]
 
 
-def _fit_line(points: np.ndarray, weights_floor: float = 0.0) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+def fit_line(points: np.ndarray, weights_floor: float = 0.0) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
     """Total-least-squares line through ``points`` with one round of outlier rejection (3 × the
     robust spread). Returns ((point, unit direction), residuals of the kept points)."""
     keep = np.ones(len(points), bool)
@@ -130,13 +130,13 @@ def fit_quad_edges(channels: np.ndarray, quad: np.ndarray, band_px: float, exclu
             pts, _ = _edge_points(channels, a, b, band, exclude, spacing_px, step_px, outer)
             if len(pts) < min_points:
                 return None
-            line, resid = _fit_line(pts)
+            line, resid = fit_line(pts)
             lines.append(line)
             rms[k] = float(np.sqrt(np.mean(resid**2))) if len(resid) else 0.0
             counts[k] = len(resid)
         new = []
         for k in range(4):
-            c = _intersect(lines[(k - 1) % 4], lines[k])
+            c = intersect_lines(lines[(k - 1) % 4], lines[k])
             if c is None:
                 return None
             new.append(c)

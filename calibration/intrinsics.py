@@ -76,7 +76,7 @@ class CameraIntrinsics:
     def from_dict(cls, data, source: str = "<camera>") -> "CameraIntrinsics":
         if not isinstance(data, dict):
             raise IntrinsicsError(f"{source}: not a camera file (expected a mapping with K, dist, image_size)")
-        if "H" in data and "K" not in data:
+        if "H" in data:
             raise IntrinsicsError(f"{source}: this is a mat registration, not a camera file; pass it as --registration")
         try:
             K = np.asarray(data["K"], dtype=np.float64)
@@ -205,7 +205,7 @@ def _calibrate(views: _Views, cfg: IntrinsicsConfig) -> CameraIntrinsics:
     if not np.all(np.isfinite(K)) or K[0, 0] <= 0:
         raise IntrinsicsError("calibration diverged: use more views, from more varied angles")
     board = {"squares": [cfg.squares_x, cfg.squares_y], "square_mm": cfg.square_mm, "marker_mm": cfg.marker_mm,
-             "dictionary": cfg.dictionary, "views": list(views.names)}
+             "dictionary": cfg.dictionary, "views": list(views.names), "skipped": list(views.skipped)}
     return CameraIntrinsics(K, dist.ravel(), views.size, float(rms), len(views.obj),
                             [float(v) for v in np.asarray(per_view).ravel()], board)
 

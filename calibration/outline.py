@@ -75,7 +75,7 @@ def _sides_from_contour(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
     (away from the corners), twice, with a tighter band the second time: a polygon approximation
     cuts acute corners and stretches to things touching a corner (a marker's paper), lines through
     the middle of the sides do not. The quad as given when a side has too few points."""
-    from calibration.edges import _fit_line, _intersect
+    from calibration.edges import fit_line, intersect_lines
 
     for tol in (0.1, 0.02):
         lines = []
@@ -92,10 +92,10 @@ def _sides_from_contour(contour: np.ndarray, quad: np.ndarray) -> np.ndarray:
             near = (along > 0.2 * length) & (along < 0.8 * length) & (across < max(2.0, tol * length))
             if near.sum() < 5:
                 return quad
-            lines.append(_fit_line(contour[near])[0])
+            lines.append(fit_line(contour[near])[0])
         out = []
         for k in range(4):
-            c = _intersect(lines[(k - 1) % 4], lines[k])
+            c = intersect_lines(lines[(k - 1) % 4], lines[k])
             if c is None or np.linalg.norm(c - quad[k]) > 0.25 * np.linalg.norm(quad[k] - quad[(k + 2) % 4]):
                 return quad
             out.append(c)

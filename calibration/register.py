@@ -306,8 +306,8 @@ def register_detections(det: MarkerDetections, board: Board, image_size: tuple[i
     H = refine_homography(H, mat_pts[inl], img_pts[inl], cfg.refine_iterations, cfg.huber_px, weights[inl])
     # re-select inliers with the refined model, then refine once more
     err = np.linalg.norm(apply_homography(H, mat_pts) - img_pts, axis=1)
-    inl = err <= cfg.ransac_threshold_px
-    if inl.sum() >= 4:
+    if np.sum(err <= cfg.ransac_threshold_px) >= 4:
+        inl = err <= cfg.ransac_threshold_px
         H = refine_homography(H, mat_pts[inl], img_pts[inl], cfg.refine_iterations, cfg.huber_px, weights[inl])
 
     reason = homography_is_sane(H, board.corners_mm())
@@ -412,8 +412,8 @@ class DriftReport:
     @property
     def message(self) -> str:
         if self.moved:
-            return (f"mat moved: a corner is {self.max_mm:.1f} mm from where it was ({self.max_px:.1f} px; "
-                    f"threshold {self.threshold_mm:g} mm): register again")
+            return (f"mat moved (or the camera did): a corner is {self.max_mm:.1f} mm from where it was "
+                    f"({self.max_px:.1f} px; threshold {self.threshold_mm:g} mm): register again")
         return f"mat in place: largest corner displacement {self.max_mm:.2f} mm (threshold {self.threshold_mm:g} mm)"
 
 

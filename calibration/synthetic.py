@@ -232,23 +232,21 @@ def render_plane(texture: np.ndarray, tex_to_plane: np.ndarray, K: np.ndarray, R
 
 def distortion_maps(K: np.ndarray, dist, image_size: tuple[int, int], step: int = 4) -> tuple[np.ndarray, np.ndarray]:
     """(mapx, mapy) float32 (h, w): for each distorted image px, where it is in the undistorted view
-    (same K). Solved exactly on a grid every ``step`` px and interpolated bicubically (distortion
-    is smooth), which is ~``step``² times faster than solving every pixel."""
+    (same K). Solved exactly on a grid every ``step`` px and interpolated linearly (distortion is
+    smooth: well under 0.01 px off), ~``step``² times faster than solving every pixel."""
     import cv2
 
-    w, h = image_size
-    gx = np.arange(0, w + step, step, dtype=np.float64)
-    gy = np.arange(0, h + step, step, dtype=np.float64)
-    u, v = np.meshgrid(gx, gy)
-    pts = np.stack([u.ravel(), v.ravel()], axis=1).reshape(-1, 1, 2)
-    und = cv2.undistortPoints(pts, K, np.asarray(dist, dtype=np.float64), P=K,
-                              criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10))
-    und = und.reshape(len(gy), len(gx), 2).astype(np.float32)
-    # sample the coarse grid at every pixel: pixel x sits at grid coordinate x / step
-    xs = (np.arange(w, dtype=np.float32) / step)[None, :].repeat(h, axis=0)
-    ys = (np.arange(h, dtype=np.float32) / step)[:, None].repeat(w, axis=1)
-    mapx = cv2.remap(np.ascontiguousarray(und[..., 0]), xs, ys, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
-    mapy = cv2.remap(np.ascontiguousarray(und[..., 1]), xs, ys, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+    from calibration.rectify import smooth_map
+
+    K = np.asarray(K, dtype=np.float64)
+    d = np.asarray(dist, dtype=np.float64)
+
+    def undistort(px):
+        out = cv2.undistortPoints(px.reshape(-1, 1, 2), K, d, P=K,
+                                  criteria=(cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 40, 1e-10))
+        return out.reshape(-1, 2)
+
+    mapx, mapy = smooth_map(undistort, image_size, step)
     return mapx, mapy
 
 

@@ -253,7 +253,7 @@ def _calibrate_camera(args) -> int:
         print(f"  {msg}", file=sys.stderr)
 
     if args.images:
-        intr = calibrate_folder(args.images, icfg, progress)
+        intr = calibrate_folder(args.images, icfg)
     else:
         intr = calibrate_camera(args.camera, args.frames, icfg, progress, _size(args.size, "--size"))
     out = save_intrinsics(intr, args.out)
@@ -262,6 +262,8 @@ def _calibrate_camera(args) -> int:
           f"fy {intr.K[1, 1]:.1f} cx {intr.K[0, 2]:.1f} cy {intr.K[1, 2]:.1f} px, "
           f"dist {' '.join(f'{d:.4f}' for d in intr.dist)}")
     print(f"RMS reprojection error {intr.rms_px:.3f} px: {quality}")
+    if intr.board.get("skipped"):
+        print(f"skipped (board not found well enough): {', '.join(intr.board['skipped'])}")
     print(f"saved {out}")
     return 0
 

@@ -276,6 +276,60 @@ def get_empty_mat(game, name):
     return send_file(path, mimetype="image/png", max_age=0)
 
 
+# -- camera calibration ---------------------------------------------------------------------------
+@bp.get("/camera")
+def camera_status():
+    from webui import camera
+
+    return jsonify(camera.status(current_app._get_current_object()))
+
+
+@bp.post("/camera/views")
+def camera_view():
+    """A view of the ChArUco board: an image body (image/jpeg or image/png), or JSON {} to capture
+    the latest frame of the source."""
+    from webui import camera
+
+    app = current_app._get_current_object()
+    if request.mimetype in ("image/jpeg", "image/png"):
+        view = camera.add_view(app, request.get_data(cache=False), "upload")
+    else:
+        body()
+        view = camera.capture_view(app)
+    return jsonify(view), 201
+
+
+@bp.delete("/camera/views")
+def camera_clear():
+    from webui import camera
+
+    return jsonify({"removed": camera.clear_views(current_app._get_current_object())})
+
+
+@bp.delete("/camera/views/<view_id>")
+def camera_remove(view_id):
+    from webui import camera
+
+    return jsonify({"removed": camera.clear_views(current_app._get_current_object(), view_id)})
+
+
+@bp.post("/camera/solve")
+def camera_solve():
+    from webui import camera
+
+    body()
+    return jsonify(camera.solve(current_app._get_current_object())), 201
+
+
+@bp.get("/camera/charuco.pdf")
+def camera_charuco():
+    import io
+
+    from webui import camera
+
+    return send_file(io.BytesIO(camera.charuco_pdf()), mimetype="application/pdf", download_name="tableref-charuco.pdf")
+
+
 # -- evidence and frames --------------------------------------------------------------------------
 @bp.post("/evidence")
 def post_evidence():

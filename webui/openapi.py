@@ -60,6 +60,16 @@ PATHS = {
     "/api/empty-mat": {"post": _op("Capture the latest frame as the board's empty mat", "Registration", ok="201")},
     "/api/empty-mat/{game}/{name}": {"get": _op("The captured empty mat (PNG)", params=(("game", "path"), ("name", "path")),
                                                 produces="image/png")},
+    "/api/camera": {"get": _op("Camera calibration: the views kept so far (ChArUco corners found in each), the "
+                               "board's settings, and the saved camera file (RMS error)")},
+    "/api/camera/views": {
+        "post": {**_op("Add a view of the ChArUco board: an image body, or {} to capture the latest frame", "Empty", ok="201"),
+                 "requestBody": {"required": True, "content": {"application/json": {}, "image/jpeg": {}, "image/png": {}}}},
+        "delete": _op("Forget every view")},
+    "/api/camera/views/{view_id}": {"delete": _op("Forget one view", params=(("view_id", "path"),))},
+    "/api/camera/solve": {"post": _op("Calibrate from the views (calibration.intrinsics); saves camera.yaml in the "
+                                      "data folder, which mat registration then uses", "Empty", ok="201")},
+    "/api/camera/charuco.pdf": {"get": _op("The ChArUco board to print, at true scale", produces="application/pdf")},
     "/api/frame": {"get": _op("The latest frame's pieces (mat mm) and mat→image homography")},
     "/api/events": {"get": _op("Server-Sent Events: state, frame, deleted", produces="text/event-stream")},
 }

@@ -1,7 +1,8 @@
 """Mat registration with live feedback for the setup page: the latest camera frame through
 :mod:`calibration.register` (markers found, residual in px, σ in mm over the mat) and the drift check
-against the previous registration of the same board ("mat moved"). No geometry here: the web layer
-decodes the frame and calls the calibration package's public functions.
+against the previous registration of the same board ("mat moved"). The camera calibration saved on
+the setup page (``<data dir>/camera.yaml``, :mod:`webui.camera`) is used when there is one. No
+geometry here: the web layer decodes the frame and calls the calibration package's public functions.
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ def register_latest(app, board) -> dict:
     found = sorted({int(i) for i in det.ids} & set(expected)) if det is not None else []
     out = {"board": board.ref, "frame": feed.index, "markers_expected": expected, "markers_found": found,
            "ok": False}
+    from webui.camera import load_camera
+
+    h, w = image.shape[:2]
+    intrinsics, out["camera"] = load_camera(app.config["DATA_DIR"], (w, h))
     try:
-        h, w = image.shape[:2]
-        transform = register_detections(det, board, (w, h), cfg.registration) if det is not None else None
+        transform = register_detections(det, board, (w, h), cfg.registration, intrinsics) if det is not None else None
         if transform is None:
             raise CalibrationError(f"{board.ref}: the board file has no markers section")
     except CalibrationError as exc:

@@ -83,18 +83,24 @@ TR.callCard = function (call, opts) {
   const thumb = v.evidence.frames.length
     ? `<img class="thumb" alt="evidence" src="/api/evidence/${TR.esc(v.evidence.frames[0])}">`
     : `<div class="thumb none">no image</div>`;
-  const pending = call.status === "pending";
+  const pending = call.status === "pending" || call.status === "disputed";
   const answer = v.answer === "too_close" ? "too close to call" : v.answer;
   let decided = "";
   if (call.decision) {
     const d = call.decision;
-    decided = `<div class="decided">${TR.esc(call.status)} by ${TR.esc(d.who)} at ${new Date(d.t * 1000).toLocaleTimeString()}${d.reason ? ": " + TR.esc(d.reason) : ""}</div>`;
+    const was = call.status === "disputed" ? (d.status || d.kind) : call.status;
+    decided = `<div class="decided">${TR.esc(was)} by ${TR.esc(d.who)} at ${new Date(d.t * 1000).toLocaleTimeString()}${d.reason ? ": " + TR.esc(d.reason) : ""}</div>`;
+  }
+  const disputes = call.disputes || [];
+  if (call.status === "disputed" && disputes.length) {
+    const last = disputes[disputes.length - 1];
+    decided += `<div class="disputed">disputed by ${TR.esc(last.who)} at ${new Date(last.t * 1000).toLocaleTimeString()}: ${TR.esc(last.reason)}</div>`;
   }
   const buttons = pending && opts.buttons !== false
     ? `<div class="buttons"><input class="who" placeholder="who" value="${TR.esc(opts.who || "table")}" size="8">
        <input class="reason" placeholder="reason${v.answer === "too_close" ? " (needed)" : ""}" size="18"><button class="confirm" data-call="${call.id}" title="c">Confirm</button>
        <button class="override" data-call="${call.id}" title="o">Override</button></div>` : "";
-  return `<div class="call ${pending ? "pending" : ""} ${v.answer}" data-call="${call.id}">
+  return `<div class="call ${pending ? "pending" : ""} ${call.status === "disputed" ? "disputed" : ""} ${v.answer}" data-call="${call.id}">
     ${thumb}
     <div class="body">
       <div class="q">${TR.esc(v.question)}</div>
@@ -198,18 +204,81 @@ TR.drawBoard = function (svg, board) {
 
 TR.PIECE_COLOURS = { home: "#d0021b", away: "#2f6fdf", ball: "#f5a623" };
 
-TR.drawPieces = function (svg, pieces) {
-  // pieces: [{xy: [x, y] mat mm, radius mm, kind, attributes: {team, name}}]
+TR.drawPieces = function (svg, pieces, identities) {
+  // pieces: [{xy: [x, y] mat mm, radius mm, kind, track_id?, attributes: {team, name}}]; identities:
+  // the match's {name: {track, xy}} (who the players said each disc is), drawn as a label
   const g = svg.querySelector("g.pieces");
   if (!g) return;
   g.innerHTML = "";
-  for (const p of pieces) {
+  pieces.forEach((p, i) => {
     const team = (p.attributes && p.attributes.team) || (p.kind === "ball" ? "ball" : "");
     const c = TR.svg("circle", { class: `piece ${p.kind}`, cx: p.xy[0], cy: p.xy[1], r: p.radius || 10,
-                                 fill: TR.PIECE_COLOURS[team] || "#555", "data-piece": p.id || "" }, g);
-    const label = (p.attributes && (p.attributes.name || p.attributes.card)) || p.kind;
+                                 fill: TR.PIECE_COLOURS[team] || "#555", "data-piece": p.id || "", "data-index": i }, g);
+    const who = TR.identityOf(p, identities);
+    const label = who || (p.attributes && (p.attributes.name || p.attributes.card)) || p.kind;
     TR.svg("title", {}, c).textContent = label;
+    if (who) {
+      c.classList.add("named");
+      TR.svg("text", { x: p.xy[0], y: p.xy[1] - (p.radius || 10) - 6, class: "id-label", "data-name": who }, g).textContent = TR.shortName(who);
+    }
+  });
+};
+
+TR.shortName = (name) => String(name || "").split(":").pop().replace(/_/g, " ");
+
+// which name the players gave this disc: by the session's track id, else the nearest named
+// position within the disc's radius (+15 mm)
+TR.identityOf = function (p, identities) {
+  if (!identities) return "";
+  let best = "", bestD = Infinity;
+  for (const [name, v] of Object.entries(identities)) {
+    if (p.track_id !== undefined && p.track_id >= 0 && v.track === p.track_id) return name;
+    if (p.id && p.id === name) return name;
+    if (v.xy && (v.track === null || v.track === undefined || p.track_id === undefined || p.track_id < 0)) {
+      const d = Math.hypot(v.xy[0] - p.xy[0], v.xy[1] - p.xy[1]);
+      if (d < bestD && d <= (p.radius || 10) + 15) { best = name; bestD = d; }
+    }
   }
+  return best;
+};
+
+// click a disc (on a board diagram or the video overlay) -> choose which piece it is
+TR.wireIdentify = function (root, getPieces, getView) {
+  root.addEventListener("click", (ev) => {
+    const el = ev.target.closest("[data-index]");
+    const view = getView();
+    if (!el || !view || !view.match || ev.target.closest(".idpick")) return;
+    const p = getPieces()[Number(el.dataset.index)];
+    if (!p) return;
+    TR.openIdPicker(p, view, ev.clientX, ev.clientY);
+  });
+};
+
+TR.openIdPicker = function (p, view, x, y) {
+  let box = document.getElementById("idpick");
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "idpick";
+    box.className = "idpick card";
+    document.body.appendChild(box);
+  }
+  const names = view.piece_names || [];
+  const current = TR.identityOf(p, view.identities);
+  const track = p.track_id !== undefined && p.track_id >= 0 ? p.track_id : null;
+  const choice = names.length
+    ? `<select class="idname">${names.map((n) => `<option ${n === current ? "selected" : ""} value="${TR.esc(n)}">${TR.esc(n)}</option>`).join("")}</select>`
+    : `<input class="idname" placeholder="name" value="${TR.esc(current)}">`;
+  box.innerHTML = `<div class="muted">disc at (${p.xy[0].toFixed(0)}, ${p.xy[1].toFixed(0)}) mm${track !== null ? `, track ${track}` : ""}${current ? ` · now ${TR.esc(current)}` : ""}</div>
+    <div>is ${choice} <button class="confirm idok">Assign</button> <button class="idcancel">×</button></div>`;
+  box.style.left = `${Math.min(x + 8, window.innerWidth - 340)}px`;
+  box.style.top = `${y + 8 + window.scrollY}px`;
+  box.hidden = false;
+  box.querySelector(".idcancel").onclick = () => { box.hidden = true; };
+  box.querySelector(".idok").onclick = () => {
+    const name = box.querySelector(".idname").value.trim();
+    TR.api("POST", `/api/matches/${view.match.id}/identities`, { name, track, xy: [p.xy[0], p.xy[1]], who: "table" })
+      .then(() => { box.hidden = true; TR.toast(`${name} assigned`); }).catch(() => {});
+  };
 };
 
 TR.drawShapes = function (svg, shapes, project) {

@@ -42,17 +42,40 @@ async function render(view) {
         const call = pending.find((c) => c.id === el.dataset.call);
         const svg = el.querySelector("svg.judge-board");
         TR.drawBoard(svg, board.board);
-        TR.drawPieces(svg, TR.piecesFromState(view));
+        TR.drawPieces(svg, TR.piecesFromState(view), view.identities);
         TR.drawShapes(svg, call.verdict.evidence.shapes);
         TR.drawGhost(svg, call.verdict.evidence.ghost);
       });
     }
   }
-  $("audit").innerHTML = view.calls.filter((c) => c.decision).reverse().map((c) =>
-    `<tr><td>${new Date(c.decision.t * 1000).toLocaleTimeString()}</td><td>${TR.esc(c.verdict.question)}</td>
-     <td>${TR.esc(c.verdict.answer)}</td><td>${TR.fmtMm(c.verdict.margin_mm)}</td><td class="st">${TR.esc(c.status)}</td>
-     <td>${TR.esc(c.decision.who)}</td><td>${TR.esc(c.decision.reason)}</td></tr>`).join("");
+  const open = (c) => c.status === "pending" || c.status === "disputed";
+  const decided = view.calls.filter((c) => (c.decision || c.status === "applied") && !open(c)).reverse();
+  const auditKey = JSON.stringify(decided.map((c) => [c.id, c.status, (c.history || []).length]));
+  if (auditKey === AUDITED) return;  // keep a half-typed dispute reason
+  AUDITED = auditKey;
+  $("audit").innerHTML = decided.map((c) => {
+    const d = c.decision || { t: c.t, who: "referee (applied at once)", reason: "" };
+    const hist = (c.history || []).map((h) => `${TR.esc(h.status || h.kind)} by ${TR.esc(h.who)}`).join("; ");
+    return `<tr data-call="${c.id}"><td>${new Date(d.t * 1000).toLocaleTimeString()}</td><td>${TR.esc(c.verdict.question)}</td>
+     <td>${TR.esc(c.verdict.answer)}</td><td>${TR.fmtMm(c.verdict.margin_mm)}</td><td class="st">${TR.esc(c.status)}${hist ? `<div class="muted">before: ${hist}</div>` : ""}</td>
+     <td>${TR.esc(d.who)}</td><td>${TR.esc(d.reason)}</td>
+     <td class="dispute-cell"><input class="dreason" placeholder="reason to reopen" size="16"> <button class="dispute danger">Dispute</button></td></tr>`;
+  }).join("");
 }
+let AUDITED = "";
+
+// reopen a decided call: it goes back to the queue with the reason
+$("audit").addEventListener("click", (ev) => {
+  const b = ev.target.closest("button.dispute");
+  if (!b) return;
+  const row = b.closest("tr");
+  const reason = row.querySelector("input.dreason").value.trim();
+  const who = ($("judge-who").value || localStorage.getItem("judge-name") || "").trim();
+  if (!who) { TR.toast("say who disputes (the name box above)", true); $("judge-who").focus(); return; }
+  localStorage.setItem("judge-name", who);
+  TR.api("POST", `/api/calls/${row.dataset.call}/dispute`, { who, reason }).then(() => TR.toast("call reopened: it is back in the queue")).catch(() => {});
+});
+$("judge-who").value = localStorage.getItem("judge-name") || "";
 
 $("queue").addEventListener("input", (ev) => {
   if (!ev.target.classList.contains("scrub")) return;

@@ -32,7 +32,7 @@ function ghost() {
 
 function drawAll() {
   if (BOARD) {
-    TR.drawPieces($("board"), pieces());
+    TR.drawPieces($("board"), pieces(), VIEW && VIEW.identities);
     TR.drawShapes($("board"), shapes());
     TR.drawGhost($("board"), ghost());
   }
@@ -59,11 +59,17 @@ function drawVideoOverlay() {
       el.setAttribute("stroke", TR.KIND_COLOURS[r.kind] || "#aaa");
     }
   }
-  for (const p of FRAME.pieces || []) {
+  (FRAME.pieces || []).forEach((p, i) => {
     const team = (p.attributes && p.attributes.team) || (p.kind === "ball" ? "ball" : "");
     const el = poly(circlePts(p.xy, p.radius || 10), "piece");
     el.setAttribute("fill", TR.PIECE_COLOURS[team] || "#555");
-  }
+    el.dataset.index = i;
+    const who = TR.identityOf(p, VIEW && VIEW.identities);
+    if (who) {
+      const at = TR.project(H, [p.xy[0], p.xy[1] - (p.radius || 10) - 8]);
+      TR.svg("text", { x: at[0], y: at[1], class: "id-label", "data-name": who }, svg).textContent = TR.shortName(who);
+    }
+  });
   TR.drawShapes(svg, shapes(), (p) => TR.project(H, p));
   TR.drawGhost(svg, ghost(), (p) => TR.project(H, p));
 }
@@ -115,6 +121,9 @@ $("push").addEventListener("click", () => {
   TR.api("POST", `/api/matches/${VIEW.match.id}/actions`, { action: a, kind, actor: "table" }).then(() => { $("custom").value = ""; }).catch(() => {});
 });
 $("ghost").addEventListener("change", drawAll);
+// click a disc on the board or the video: which dinosaur / racer is it?
+TR.wireIdentify($("board"), pieces, () => VIEW);
+TR.wireIdentify($("over"), () => (FRAME && FRAME.pieces) || [], () => VIEW);
 
 document.addEventListener("keydown", (ev) => {
   if (ev.target.matches("input, textarea, select") || ev.ctrlKey || ev.metaKey || ev.altKey) return;

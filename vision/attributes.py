@@ -200,6 +200,17 @@ def feature_size(spec: FeatureSpec) -> int:
     return int(feature_vector(np.zeros((spec.size[1], spec.size[0], 3), np.uint8), spec).shape[0])
 
 
+def part_weights(spec: FeatureSpec) -> np.ndarray:
+    """(d,) a weight per feature that gives every part (colour, radial, hog, lbp) the same total
+    say, 1/sqrt(its size): with few examples a 900-long HOG otherwise drowns 30 colour numbers."""
+    out = []
+    for part in ("colour", "radial", "hog", "lbp"):
+        if part in spec.parts:
+            n = feature_size(FeatureSpec(spec.size, (part,), spec.hog_cell, spec.round))
+            out.append(np.full(n, 1.0 / np.sqrt(n)))
+    return np.concatenate(out)
+
+
 def features(crops, spec: FeatureSpec) -> np.ndarray:
     """(n, d) float32 features of n crops (a list of BGR images of any size, or an (n, H, W, 3)
     array); empty in, (0, d) out."""

@@ -109,8 +109,12 @@ class LinearClassifier:
 
     @classmethod
     def fit(cls, task: str, X: np.ndarray, y, classes, spec: FeatureSpec, l2: float = 1e-3,
-            sample_weight: np.ndarray | None = None, meta: dict | None = None, max_iter: int = 400) -> "LinearClassifier":
-        """Fit on (n, d) features ``X`` and (n,) labels ``y`` (members of ``classes``)."""
+            sample_weight: np.ndarray | None = None, meta: dict | None = None, max_iter: int = 400,
+            feature_weight: np.ndarray | None = None, standardise: tuple | None = None) -> "LinearClassifier":
+        """Fit on (n, d) features ``X`` and (n,) labels ``y`` (members of ``classes``).
+        ``feature_weight`` (d,) scales the standardised features (see ``attributes.part_weights``);
+        ``standardise`` (mean, scale) replaces the statistics of ``X`` (few examples: use the
+        shipped model's, measured on thousands of crops)."""
         from scipy.optimize import minimize
 
         X = np.asarray(X, np.float64)
@@ -124,8 +128,9 @@ class LinearClassifier:
         k = len(classes)
         w_s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, np.float64)
         w_s = w_s / w_s.sum()
-        mean = X.mean(0)
-        scale = X.std(0) + 1e-6
+        mean, scale = (X.mean(0), X.std(0) + 1e-6) if standardise is None else (np.asarray(standardise[0], np.float64), np.asarray(standardise[1], np.float64))
+        if feature_weight is not None:
+            scale = scale / np.asarray(feature_weight, np.float64)
         Z = (X - mean) / scale
         Y = np.zeros((n, k))
         Y[np.arange(n), yi] = 1.0

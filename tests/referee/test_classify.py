@@ -1,6 +1,5 @@
 """Classifier calls: confidence in place of a distance."""
 
-import numpy as np
 import pytest
 
 from calibration.board import load_board

@@ -45,6 +45,15 @@ def register(sub) -> None:
     vp.add_argument("--json", metavar="OUT", help="also write the full report as JSON")
     vp.set_defaults(func=_vision)
 
+    lv = bs.add_parser("live", help="the live table on simulator suites: hits, fouls, identities, frame time, call latency, memory")
+    lv.add_argument("--throws", type=int, default=1000, help="dodo-dash/throws scenes (default 1000)")
+    lv.add_argument("--fouls", type=int, default=1000, help="dino-dunk/fouls scenes (default 1000)")
+    lv.add_argument("--seed", type=int, default=7, help="suite seed (default 7: never used to set a threshold)")
+    lv.add_argument("--start", type=int, default=10000, help="first scene index (default 10000)")
+    lv.add_argument("--no-game", action="store_true", help="skip the whole-game memory run")
+    lv.add_argument("--json", action="store_true", help="print the figures as JSON")
+    lv.set_defaults(func=_live)
+
     web = bs.add_parser("web", help="50 overlay SSE viewers + 5 MJPEG viewers on loopback; state change -> viewer latency")
     web.add_argument("--viewers", type=int, default=50, help="SSE (overlay) viewers, 1..200")
     web.add_argument("--video", type=int, default=5, help="MJPEG viewers, 0..20")
@@ -128,5 +137,11 @@ def _web(args) -> int:
 
 def _referee(args) -> int:
     from referee.bench import main
+
+    return main(args)
+
+
+def _live(args) -> int:
+    from session.bench import main
 
     return main(args)

@@ -153,6 +153,9 @@ class Session:
     def on_action(self, action) -> None:
         """Hook after a player's action was pushed (re-naming after a reset …)."""
 
+    def on_settled(self, obs: Observation) -> None:
+        """Hook at every settle, flick or not, with the named full-quality Observation."""
+
     # -- identities ------------------------------------------------------------------------------
     def assign(self, track_id: int, name: str) -> None:
         """The user says which piece this is ("home:triceratops"); it stays with the piece."""
@@ -381,6 +384,7 @@ class Session:
         names = {tr.id: tr.name for tr in self.tracker.tracks.values() if tr.name}
         obs.attributes["name"] = np.array([names.get(int(t), "") for t in obs.track_id], dtype=object)
         self._emit({"kind": "motion", "state": "settled", "t": rec.t, "frame": rec.index})
+        self.on_settled(obs)
         flick, self._flick = self._flick, None
         if flick is None:
             return

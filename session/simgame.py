@@ -69,8 +69,10 @@ def _compare(truth: dict, mine: dict, foul_shot: bool) -> list[str]:
 
 
 def play_dino_dunk(seed: int = 0, target: int = 2, board: str = "dino-dunk/crater-court", max_flicks: int = 80,
-                   hold_s: float = 0.5, fps: float = 30.0, oracle=None, session_kwargs: dict | None = None) -> GameReport:
-    """Play one game; the report says for every flick whether the session's fact matched the truth."""
+                   hold_s: float = 0.5, fps: float = 30.0, oracle=None, session_kwargs: dict | None = None,
+                   image_size: tuple | None = None) -> GameReport:
+    """Play one game; the report says for every flick whether the session's fact matched the truth.
+    ``image_size`` (w, h) attaches an image of that size to every frame (memory benchmarks)."""
     import numpy as np
 
     from calibration.board import load_board
@@ -104,6 +106,8 @@ def play_dino_dunk(seed: int = 0, target: int = 2, board: str = "dino-dunk/crate
     def show(scene: Scene):
         nonlocal index
         frame = LiveFrame(index, index / fps, Scene(scene.game, scene.board, scene.pieces, index / fps))
+        if image_size is not None:  # a camera-sized frame, for the memory of the evidence buffers
+            frame.image = np.full((image_size[1], image_size[0], 3), index % 255, dtype=np.uint8)
         t_in = time.perf_counter()
         events = session.step(frame)
         if any(e["kind"] == "flick" and e.get("state") == "settled" for e in events):

@@ -171,11 +171,15 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
 
 
 def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: ContactConfig | None = None,
-                 turn_deg: float = 20.0, slow: float = 0.0, reach_s: float = 1.5) -> list[Contact]:
+                 turn_deg: float = 20.0, slow: float = 0.0, reach_s: float = 1.5,
+                 min_drop_mm_s: float = 300.0) -> list[Contact]:
     """Targets that turned the projectile aside (a bounce) after ``t_from``: where its velocity turns
     by more than ``turn_deg`` (or, with ``slow`` > 0, drops below that fraction of its speed), the incoming
     ray (from the last sample before, at the incoming velocity, for ``reach_s`` sample intervals) is
-    followed to the first target whose footprint it reaches within ``touch_mm``. Evidence
+    followed to the first target whose footprint it reaches within ``touch_mm``. The turn must also
+    beat the noise of the two displacements (4 σ of their angle, σ taken from ``rest_mm``, the 5 σ√2
+    jitter of :func:`noise_config`), and a slowdown must exceed ``min_drop_mm_s`` (more than the
+    mat's friction takes in a sample, about μ g dt = 100 mm/s at 30 frames/s). Evidence
     "deflected"; one contact per target, the earliest."""
     cfg = cfg or ContactConfig()
     ts, xy = projectile.trajectory()
@@ -194,8 +198,11 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
         s_in, s_out = float(np.linalg.norm(v_in)), float(np.linalg.norm(v_out))
         if min(s_in * dt_in, 2.0 * s_out * dt_out) < max(3.0, cfg.rest_mm):  # too short to tell a turn from noise
             continue
-        turned = s_out > 0 and float(np.dot(v_in, v_out)) / (s_in * s_out) < cos_turn
-        if not (turned or s_out < slow * s_in):
+        noise = cfg.rest_mm / 5.0  # σ√2 of one displacement
+        limit = max(np.arccos(cos_turn), 4.0 * np.sqrt(2.0) * noise / max(min(s_in * dt_in, s_out * dt_out), 1e-9))
+        turned = s_out > 0 and float(np.dot(v_in, v_out)) / (s_in * s_out) < np.cos(min(limit, np.pi))
+        braked = s_out < slow * s_in and s_in - s_out > min_drop_mm_s
+        if not (turned or braked):
             continue
         p0 = xy[k - 1]
         p1 = p0 + v_in * dt_in * (1.0 + reach_s)
@@ -272,7 +279,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     for tid, t in (known_starts or {}).items():  # the piece the player flicked: it moved, however little
         starts[tid] = min(starts.get(tid, t), t)
     for c in struck_contacts(tracks, t0, cfg):
-        if c.a in starts and starts[c.a] < c.t:  # the striker was itself moving
+        if c.a in starts and starts[c.a] < c.t + 0.05:  # the striker was itself moving (start times are estimates)
             add(c)
     path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
                              max_lookback_s=cfg.max_lookback_s)
@@ -302,3 +309,43 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
         seen.add(pair)
         final.append(c)
     return final
+
+
+def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: float, slack_mm: float = 4.0,
+              tol_mm: float | None = None, reach: float = 1.25) -> list[Contact]:
+    """Targets a projectile bounced off between two samples, seen as a kink in its path: the next
+    sample is further than ``slack_mm`` (friction, a curving flight) plus 4 σ of three samples'
+    noise from where the incoming velocity would have carried it, and the incoming ray (forward from
+    the sample before the kink, ``reach`` intervals long) or the outgoing one (backward from the
+    sample after it) reaches the target's footprint within ``tol_mm`` (default 2 σ + 1 mm). The
+    nearest target along the ray is the one touched. Evidence "kinked"; the earliest per target."""
+    ts, xy = projectile.trajectory()
+    keep = ts >= t_from - 1e-9
+    ts, xy = ts[keep], xy[keep]
+    tol = 2.0 * sigma_mm + 1.0 if tol_mm is None else tol_mm
+    out: dict = {}
+    for k in range(1, len(ts) - 1):
+        dt_in, dt = ts[k] - ts[k - 1], ts[k + 1] - ts[k]
+        if dt_in <= 0 or dt <= 0:
+            continue
+        v_in = (xy[k] - xy[k - 1]) / dt_in
+        dev = float(np.linalg.norm(xy[k + 1] - (xy[k] + v_in * dt)))
+        if dev < slack_mm + 4.0 * sigma_mm * np.sqrt(3.0):
+            continue
+        rays = [(xy[k], xy[k] + v_in * dt * reach, ts[k], dt * reach)]
+        if k + 2 < len(ts) and ts[k + 2] > ts[k + 1]:
+            v_out = (xy[k + 2] - xy[k + 1]) / (ts[k + 2] - ts[k + 1])
+            rays.append((xy[k + 1], xy[k + 1] - v_out * dt * reach, ts[k + 1], -dt * reach))
+        best = None
+        for p0, p1, t_ray, span in rays:
+            for tgt in targets:
+                if tgt.id == projectile.id or tgt.id in out:
+                    continue
+                q = _interp(tgt, ts[k])
+                s, dist = closest_approach(p0, p1, q)
+                gap = dist - projectile.radius - tgt.radius
+                if gap <= tol and (best is None or s < best[0]):
+                    best = (s, tgt.id, gap, t_ray + s * span)
+        if best is not None:
+            out[best[1]] = Contact(float(min(max(best[3], ts[k]), ts[k + 1])), projectile.id, best[1], best[2], "kinked")
+    return sorted(out.values(), key=lambda c: c.t)

@@ -90,7 +90,11 @@ def detect_pieces(frame, transform, board):
                            "to find the pieces; pass the pieces as --observation obs.json") from None
     if transform is None:
         raise RefereeError("detecting the pieces needs the mat registration: give --calibration")
-    return detect(frame, transform, board)
+    try:
+        return detect(frame, transform, board)
+    except TypeError as exc:  # vision's entry point is another package's: say so instead of a crash
+        raise RefereeError(f"vision.detect.detect(frame, transform, board) could not be called ({exc}); "
+                           "pass the pieces as --observation obs.json") from None
 
 
 def _judge(args) -> int:

@@ -330,6 +330,55 @@ def camera_charuco():
     return send_file(io.BytesIO(camera.charuco_pdf()), mimetype="application/pdf", download_name="tableref-charuco.pdf")
 
 
+# -- teaching your own pieces ---------------------------------------------------------------------
+@bp.get("/teach")
+def teach_status():
+    from webui import teach
+
+    data_dir = current_app.config["DATA_DIR"]
+    return jsonify({"tasks": teach.tasks(), "examples": teach.counts(data_dir), "profiles": teach.profiles(data_dir),
+                    "active": teach.active(get_store())})
+
+
+@bp.post("/teach/examples/<task>/<cls>")
+def teach_example(task, cls):
+    """An example of ``cls``: an image body (a photo or crop), or JSON {xy, radius} (mat mm) to cut
+    that disc out of the latest frame."""
+    from webui import teach
+
+    if request.mimetype in ("image/jpeg", "image/png"):
+        out = teach.add_upload(current_app.config["DATA_DIR"], task, cls, request.get_data(cache=False))
+    else:
+        data = body()
+        out = teach.add_capture(current_app._get_current_object(), task, cls, data.get("xy"), data.get("radius"))
+    return jsonify(out), 201
+
+
+@bp.delete("/teach/examples/<task>/<cls>")
+def teach_clear(task, cls):
+    from webui import teach
+
+    return jsonify({"removed": teach.clear_class(current_app.config["DATA_DIR"], task, cls)})
+
+
+@bp.post("/teach/run")
+def teach_run():
+    """{task, profile, folds?, with_shipped?}: fit, cross-validate, save the profile."""
+    from webui import teach
+
+    data = body()
+    return jsonify(teach.run(current_app.config["DATA_DIR"], data.get("task"), data.get("profile", "default"),
+                             data.get("folds", 5), data.get("with_shipped", False))), 201
+
+
+@bp.put("/profile")
+def put_profile():
+    """{profile: name | null}: the active profile (null: the shipped models)."""
+    from webui import teach
+
+    return jsonify(teach.set_active(get_store(), current_app.config["DATA_DIR"], body().get("profile")))
+
+
 # -- evidence and frames --------------------------------------------------------------------------
 @bp.post("/evidence")
 def post_evidence():

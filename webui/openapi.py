@@ -70,6 +70,15 @@ PATHS = {
     "/api/camera/solve": {"post": _op("Calibrate from the views (calibration.intrinsics); saves camera.yaml in the "
                                       "data folder, which mat registration then uses", "Empty", ok="201")},
     "/api/camera/charuco.pdf": {"get": _op("The ChArUco board to print, at true scale", produces="application/pdf")},
+    "/api/teach": {"get": _op("Teaching: the tasks and their classes, the examples kept, the profiles and the active one")},
+    "/api/teach/examples/{task}/{cls}": {
+        "post": {**_op("Add an example: an image body, or {xy, radius} in mat mm to cut that disc out of the latest frame",
+                       ok="201", params=(("task", "path"), ("cls", "path"))),
+                 "requestBody": {"required": True, "content": {"application/json": {}, "image/jpeg": {}, "image/png": {}}}},
+        "delete": _op("Remove a class's examples", params=(("task", "path"), ("cls", "path")))},
+    "/api/teach/run": {"post": _op("Fit the task's classifier on the examples (vision.teach), cross-validate, save the "
+                                   "profile in the data folder", "TeachRun", ok="201")},
+    "/api/profile": {"put": _op("Pick the active profile (null: the shipped models)", "Profile")},
     "/api/frame": {"get": _op("The latest frame's pieces (mat mm) and mat→image homography")},
     "/api/events": {"get": _op("Server-Sent Events: state, frame, deleted", produces="text/event-stream")},
 }
@@ -111,6 +120,11 @@ SCHEMAS = {
         "name": {"type": "string", "example": "home:triceratops"}, "track": {"type": ["integer", "null"]},
         "xy": {"type": ["array", "null"], "items": {"type": "number"}, "description": "mat mm"},
         "who": {"type": "string"}, "clear": {"type": "boolean"}}},
+    "TeachRun": {"type": "object", "required": ["task"], "properties": {
+        "task": {"type": "string", "enum": ["egg-face", "egg-colour", "card", "team", "colour"]},
+        "profile": {"type": "string"}, "folds": {"type": "integer", "minimum": 2, "maximum": 10},
+        "with_shipped": {"type": "boolean"}}},
+    "Profile": {"type": "object", "required": ["profile"], "properties": {"profile": {"type": ["string", "null"]}}},
     "Registration": {"type": "object", "required": ["board"], "properties": {
         "board": {"type": "string"}, "reset": {"type": "boolean"}}},
     "BoardSave": {"type": "object", "required": ["board"], "properties": {

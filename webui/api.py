@@ -379,6 +379,53 @@ def put_profile():
     return jsonify(teach.set_active(get_store(), current_app.config["DATA_DIR"], body().get("profile")))
 
 
+# -- accuracy self-test ----------------------------------------------------------------------------
+def _sheet(board_ref, piece=None) -> dict:
+    from webui import selftest
+
+    if piece is not None and not isinstance(piece, str):
+        raise InputError("piece: expected a piece kind like disc-medium")
+    return selftest.layout(boards.load(current_app.config["DATA_DIR"], board_ref or ""), piece)
+
+
+@bp.get("/selftest/sheet")
+def selftest_sheet():
+    """The test sheet's definition (markers and targets in sheet mm): ?board=game/name[&piece=kind]."""
+    return jsonify(_sheet(request.args.get("board"), request.args.get("piece")))
+
+
+@bp.get("/selftest/sheet.<fmt>")
+def selftest_sheet_file(fmt):
+    import io
+
+    from webui import selftest
+
+    dpi = request.args.get("dpi", "300")
+    if not dpi.isdigit():
+        raise InputError("dpi: expected a whole number")
+    data, mime = selftest.sheet_file(_sheet(request.args.get("board"), request.args.get("piece")), fmt, int(dpi))
+    return send_file(io.BytesIO(data), mimetype=mime, download_name=f"tableref-test-sheet.{fmt}")
+
+
+@bp.post("/selftest/empty")
+def selftest_empty():
+    """{board, piece?}: the latest frame as the empty test sheet."""
+    from webui import selftest
+
+    data = body()
+    return jsonify(selftest.capture_empty(current_app._get_current_object(), _sheet(data.get("board"), data.get("piece")))), 201
+
+
+@bp.post("/selftest/measure")
+def selftest_measure():
+    """{board, piece?}: detect the pieces on the sheet; the error in mm per target and overall."""
+    from webui import selftest, teach
+
+    data = body()
+    return jsonify(selftest.measure(current_app._get_current_object(), _sheet(data.get("board"), data.get("piece")),
+                                    teach.active(get_store())))
+
+
 # -- evidence and frames --------------------------------------------------------------------------
 @bp.post("/evidence")
 def post_evidence():

@@ -79,6 +79,14 @@ PATHS = {
     "/api/teach/run": {"post": _op("Fit the task's classifier on the examples (vision.teach), cross-validate, save the "
                                    "profile in the data folder", "TeachRun", ok="201")},
     "/api/profile": {"put": _op("Pick the active profile (null: the shipped models)", "Profile")},
+    "/api/selftest/sheet": {"get": _op("The accuracy test sheet: markers and numbered targets in sheet mm",
+                                       params=(("board", "query"), ("piece", "query")))},
+    "/api/selftest/sheet.{fmt}": {"get": _op("The test sheet to print at true scale (pdf or png)",
+                                             params=(("fmt", "path"), ("board", "query"), ("piece", "query"), ("dpi", "query")),
+                                             produces="application/pdf")},
+    "/api/selftest/empty": {"post": _op("Capture the latest frame as the empty test sheet", "SelfTest", ok="201")},
+    "/api/selftest/measure": {"post": _op("Detect the pieces on the sheet (vision.detect): error in mm per target and "
+                                          "overall", "SelfTest")},
     "/api/frame": {"get": _op("The latest frame's pieces (mat mm) and mat→image homography")},
     "/api/events": {"get": _op("Server-Sent Events: state, frame, deleted", produces="text/event-stream")},
 }
@@ -125,6 +133,8 @@ SCHEMAS = {
         "profile": {"type": "string"}, "folds": {"type": "integer", "minimum": 2, "maximum": 10},
         "with_shipped": {"type": "boolean"}}},
     "Profile": {"type": "object", "required": ["profile"], "properties": {"profile": {"type": ["string", "null"]}}},
+    "SelfTest": {"type": "object", "required": ["board"], "properties": {
+        "board": {"type": "string"}, "piece": {"type": "string", "example": "disc-medium"}}},
     "Registration": {"type": "object", "required": ["board"], "properties": {
         "board": {"type": "string"}, "reset": {"type": "boolean"}}},
     "BoardSave": {"type": "object", "required": ["board"], "properties": {

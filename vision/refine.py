@@ -39,7 +39,7 @@ class RefineConfig:
     search_mm: float = 10.0
     band_mm: float = 1.6
     min_edge_fraction: float = 0.35
-    sigma_floor_px: float = 0.1
+    sigma_floor_px: float = 0.4
     fg_level: float = 30.0
     thin_band_px: float = 2.5
     iterations: int = 8
@@ -53,6 +53,9 @@ class RefineConfig:
     max_growth_px: float = 2.0
     outline_band_only: bool = True
     huber_k: float = 3.0
+    inner_art_px: float = 2.0
+    shadow_min: float = 0.6
+    shadow_out: float = 0.3
 
 
 @dataclass
@@ -482,6 +485,9 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         top, hull, J_top, J_mid = project(c, g)
         at_s = _coverage_roi(top, X0, Y0, w, hgt)
         ah_s = _coverage_roi(hull, X0, Y0, w, hgt)
+        if cfg.inner_art_px > 0:
+            k_in = 2 * int(np.ceil(cfg.inner_art_px)) + 1
+            inner = cv2.erode((at_s > 0.999).astype(np.uint8), np.ones((k_in, k_in), np.uint8))
         if blur is None and it < len(coarse):
             cands = (coarse[it],)
         elif blur is None:
@@ -493,16 +499,24 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             at = cv2.GaussianBlur(at_s, (0, 0), b)
             ah = np.maximum(cv2.GaussianBlur(ah_s, (0, 0), b), at)
             edge = ((ah > 0.01) & (ah < 0.99)).astype(np.uint8)
-            idx = np.flatnonzero(cv2.dilate(edge, kernel))
+            band = cv2.dilate(edge, kernel)
+            if cfg.inner_art_px > 0:  # the print inside the top face is not the model's flat colour: leave it out
+                band[inner > 0] = 0
+            idx = np.flatnonzero(band)
             if len(idx) < 12:
                 return None
             At = at.ravel()[idx]
             Ah = ah.ravel()[idx]
             As = Ah - At
-            mb = m2[idx]
-            y = f2[idx] - (1.0 - Ah)[:, None] * mb
+            m0 = m2[idx]
+            fb = f2[idx]
+            out_w = 1.0 - Ah
+            shade = np.ones(len(idx), np.float32)  # the mat's brightness at each pixel (a shadow: < 1)
+            mm2 = (m0 * m0).sum(axis=1) + 1e-3
             wts = np.ones(len(idx), np.float32)
-            for _ in range(2 if it > len(coarse) else 1):
+            for pas in range(3 if it > len(coarse) else 2):
+                mb = m0 * shade[:, None]
+                y = fb - out_w[:, None] * mb
                 s_tt, s_ts, s_ss = (wts * At * At).sum(), (wts * At * As).sum(), (wts * As * As).sum() + 1e-6
                 det = s_tt * s_ss - s_ts * s_ts
                 if det <= 1e-9:
@@ -510,11 +524,19 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                 bt, bs = (wts * At) @ y, (wts * As) @ y
                 p_top = (s_ss * bt - s_ts * bs) / det
                 p_side = (s_tt * bs - s_ts * bt) / det
-                R = y - At[:, None] * p_top - As[:, None] * p_side
+                if cfg.shadow_min < 1.0 and it > len(coarse):
+                    # a shadow only darkens the mat: per pixel, the brightness that best explains what the
+                    # piece does not cover (colour changes stay in the residual)
+                    rest = fb - At[:, None] * p_top - As[:, None] * p_side
+                    sh = ((rest * m0).sum(axis=1) / (np.maximum(out_w, 0.05) * mm2)).astype(np.float32)
+                    shade = np.where(out_w > cfg.shadow_out, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
+                    mb = m0 * shade[:, None]
+                R = fb - out_w[:, None] * mb - At[:, None] * p_top - As[:, None] * p_side
                 e = np.sqrt((R * R).sum(axis=1))
                 sc = 1.4826 * float(np.median(e)) + 1e-3
                 k = cfg.huber_k * sc
-                wts = np.minimum(1.0, k / np.maximum(e, 1e-9)).astype(np.float32)
+                if pas > 0 or it > len(coarse):
+                    wts = np.minimum(1.0, k / np.maximum(e, 1e-9)).astype(np.float32)
             score = float((wts * e * e).sum() / max(float(wts.sum()), 1e-9))
             if best is None or score < best[0]:
                 best = (score, b, at, ah, idx, p_top, p_side, R, wts, mb)
@@ -598,7 +620,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         if fit is None or not np.all(np.isfinite(fit.c)):
             continue
         level = max(fit.rms, rms_frame)
-        sig_fit = float(np.sqrt(max(np.trace(fit.cov_unit), 0.0) / 2.0)) * level * cfg.sigma_scale
+        # the worst direction: a rim hidden on one side leaves the centre loose across it
+        sig_fit = float(np.sqrt(max(np.linalg.eigvalsh(fit.cov_unit)[-1], 0.0))) * level * cfg.sigma_scale
         floor = cfg.sigma_floor_px * float(mmpp[i])
         reg = float(transform.sigma_mm(fit.c.reshape(1, 2))[0])
         out.xy[i] = fit.c

@@ -363,7 +363,7 @@ class Session:
 
         out = []
         for tr in self.tracker.tracks.values():
-            if not tr.t or tr.t[-1] < t0:
+            if not tr.t or tr.t[-1] < flick.t_start:  # gone before the flick (lifted off the table)
                 continue
             k = bisect_left(tr.t, t0 - 1e-9)
             out.append(Track(tr.id, tr.kind, tr.radius, tr.attributes, tr.name, tr.t[k:], tr.xy[k:]))

@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "cli.rules",
     "cli.serve",
     "cli.referee",
+    "cli.review",
     "cli.sim",
     "cli.bench",
     "cli.train",

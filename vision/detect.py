@@ -73,6 +73,8 @@ class DetectConfig:
     yolo_iou: float = 0.5
     box_sigma_fraction: float = 0.08
     mask_grow_px: float = 0.75
+    reuse_mm: float = 3.0
+    reuse_level: float = 2.0
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -289,13 +291,18 @@ class Detector:
     ``classical``, ``yolo``, ``auto`` (yolo when a model is there, else classical), ``attributes``
     whether to classify team / colour / face / card, ``profile`` a ``tableref teach`` profile.
 
+    ``reuse``: in a live loop most pieces lie still; a round piece found again at the same place
+    (within ``reuse_mm``) whose image patch has not changed (mean difference below ``reuse_level``
+    grey levels) keeps its last refined position instead of being fitted again (``reused`` counts
+    them in the last call).
+
     After each call ``timings_ms`` holds the wall-clock milliseconds of each stage (``cpu_ms`` the
     process CPU time, all threads), and ``occluders`` the
     (m, 4) image px boxes of hands and arms in that frame."""
 
     def __init__(self, board, transform: MatTransform, specs=None, background: np.ndarray | None = None,
                  config: DetectConfig | None = None, model=None, method: str = "auto", attributes: bool = True,
-                 profile: str | None = None):
+                 profile: str | None = None, reuse: bool = True):
         if method not in METHODS:
             raise DetectError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
         if specs is None:
@@ -325,6 +332,9 @@ class Detector:
         self.timings_ms: dict = {}
         self.cpu_ms: dict = {}
         self.occluders = np.zeros((0, 4))
+        self.reuse = reuse
+        self._cache = None  # (frame, rough xy, kinds, Refined) of the last call, for unchanged pieces
+        self.reused = 0
 
     def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
         c0 = time.process_time()
@@ -345,6 +355,40 @@ class Detector:
         self.cpu_ms = {"detect": 1000 * (c1 - c0), "refine": 1000 * (c2 - c1), "attributes": 1000 * (c3 - c2)}
         return obs
 
+    def _refine_cached(self, frame, rough, kinds, radius, height, bg):
+        """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused."""
+        from vision.refine import Refined
+
+        n = len(rough)
+        cache, self._cache, self.reused = self._cache, None, 0
+        todo = np.ones(n, bool)
+        out = Refined(rough.copy(), np.full(n, np.inf), radius.copy(), np.zeros(n), np.zeros(n, bool))
+        if self.reuse and cache is not None and cache[0].shape == frame.shape and len(cache[1]):
+            old_frame, old_rough, old_kinds, old = cache
+            mmpp = self.transform.mm_per_px(rough)
+            for i in range(n):
+                d = np.linalg.norm(old_rough - rough[i], axis=1)
+                j = int(np.argmin(d))
+                if d[j] > self.config.reuse_mm or old_kinds[j] != kinds[i]:
+                    continue
+                c = self.transform.mat_to_image(rough[i:i + 1], height[i] / 2)[0]
+                half = int(np.ceil((radius[i] + height[i]) / mmpp[i])) + 3
+                x0, y0 = max(int(c[0]) - half, 0), max(int(c[1]) - half, 0)
+                a = frame[y0:int(c[1]) + half + 1, x0:int(c[0]) + half + 1]
+                b = old_frame[y0:int(c[1]) + half + 1, x0:int(c[0]) + half + 1]
+                if a.size and float(np.mean(np.abs(a.astype(np.int16) - b))) < self.config.reuse_level:
+                    for name in ("xy", "sigma", "radius", "quality", "ok"):
+                        getattr(out, name)[i] = getattr(old, name)[j]
+                    todo[i] = False
+            self.reused = int((~todo).sum())
+        if todo.any():
+            res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg)
+            for name in ("xy", "sigma", "radius", "quality", "ok"):
+                getattr(out, name)[todo] = getattr(res, name)
+        if self.reuse:
+            self._cache = (frame.copy(), rough.copy(), list(kinds), out)
+        return out
+
     def _refined(self, frame, cand: Candidates, frame_index, timestamp) -> Observation:
         n = len(cand.xy)
         if n == 0:
@@ -363,7 +407,7 @@ class Detector:
         if rnd.any():
             bg = self.background.raw if self.background is not None else None
             idx = np.nonzero(rnd)[0]
-            res = refine_discs(frame, self.transform, xy[rnd], radius[rnd], height[rnd], self.config.refine, background=bg)
+            res = self._refine_cached(frame, xy[rnd], [cand.kind[i] for i in idx], radius[rnd], height[rnd], bg)
             if self.method == "classical" and bg is not None:
                 # the size class from the fitted outline (the mask's peak is a rough guess): refit where it changes
                 names = list(cand.kind)

@@ -56,6 +56,9 @@ class RefineConfig:
     inner_art_px: float = 2.0
     shadow_min: float = 0.6
     shadow_out: float = 0.3
+    converged_px: float = 0.05
+    threads: int = 2
+    passes: int = 3
 
 
 @dataclass
@@ -514,7 +517,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             shade = np.ones(len(idx), np.float32)  # the mat's brightness at each pixel (a shadow: < 1)
             mm2 = (m0 * m0).sum(axis=1) + 1e-3
             wts = np.ones(len(idx), np.float32)
-            for pas in range(3 if it > len(coarse) else 2):
+            for pas in range(cfg.passes if it > len(coarse) else 2):
                 mb = m0 * shade[:, None]
                 y = fb - out_w[:, None] * mb
                 s_tt, s_ts, s_ss = (wts * At * At).sum(), (wts * At * As).sum(), (wts * As * As).sum() + 1e-6
@@ -587,10 +590,22 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         support = float((wts > 0.5).mean())
         if _DEBUG:
             _DEBUG.append((it, step, g, b_used))
-        if it > len(coarse) + 1 and step < 0.02 * mmpp and last_step < 0.05 * mmpp:
+        if it > len(coarse) and step < cfg.converged_px * mmpp:
             break
         last_step = step
     return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp))
+
+
+_POOLS: dict = {}
+
+
+def _pool(threads: int):
+    """A shared thread pool (OpenCV and large numpy operations release the GIL)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if threads not in _POOLS:
+        _POOLS[threads] = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="refine")
+    return _POOLS[threads]
 
 
 def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
@@ -611,7 +626,13 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         raise ValueError(f"the empty mat is {background.shape[1]}x{background.shape[0]} but the frame is "
                          f"{image.shape[1]}x{image.shape[0]}: capture the empty mat again")
     mmpp = transform.mm_per_px(rough)
-    fits = [_model_fit(image, background, transform, rough[i], radius[i], height[i], cfg) for i in range(n)]
+    def one(i):
+        return _model_fit(image, background, transform, rough[i], radius[i], height[i], cfg)
+
+    if cfg.threads > 1 and n > 1:
+        fits = list(_pool(cfg.threads).map(one, range(n)))
+    else:
+        fits = [one(i) for i in range(n)]
     # the residual level: a piece's own, or the frame's typical one if higher (a piece whose model
     # happens to fit well is not more certain than the image noise allows)
     rms_all = [f.rms for f in fits if f is not None and np.isfinite(f.rms)]

@@ -143,3 +143,17 @@ def test_cli_detect_json_and_annotate(frame, tmp_path, capsys):
     assert out["detector"] == "classical" and len(out["pieces"]) == len(scene.pieces)
     assert {p["kind"] for p in out["pieces"]} == {p.kind for p in scene.pieces}
     assert cv2.imread(str(tmp_path / "out.png")).shape == image.shape
+
+
+def test_live_loop_reuses_the_fit_of_pieces_that_did_not_move(frame):
+    image, empty, T, scene, _ = frame
+    det = Detector(BOARD, T, specs=SPECS, background=empty, method="classical", attributes=False)
+    first = det(image)
+    assert det.reused == 0
+    again = det(image.copy())
+    assert det.reused == len(scene.pieces)
+    np.testing.assert_allclose(again.xy, first.xy)
+    moved = image.copy()
+    moved[:, :, 0] = 255 - moved[:, :, 0]  # everything changed: fit again
+    det(moved)
+    assert det.reused == 0

@@ -9,12 +9,14 @@ finder works on *chroma* (the distance from grey in Lab, sqrt(a*² + b*²)):
 2. touching pieces are split on the peaks of the distance transform (a watershed would do the
    same more slowly); every peak at least ``min_radius_px`` deep is a candidate centre whose radius
    is its depth;
-3. the radius is refined on the chroma edge along rays from the centre, then candidates are kept
+3. the radius is estimated on the chroma edge along rays from the centre, then candidates are kept
    when their inside is filled and round (``min_fill``) and their radius agrees with the photo's
    median (pieces of one game are alike, within ``radius_tolerance``);
 4. circles on the grey image with that radius (``HoughCircles``, ``HOUGH_GRADIENT_ALT``) confirm the
    candidates (their edge gives the radius) and add dull pieces that still have some colour inside;
-   no better candidate may overlap a kept one.
+   no better candidate may overlap a kept one;
+5. each kept disc's centre and radius are fitted to its sub-pixel chroma edge (half-way crossings
+   along rays, least squares), when the edge is clear enough.
 
 ``find_discs(image, config)`` returns :class:`Discs`: (n, 2) centres and (n,) radii in **image px**,
 (n,) scores and the (n, 3) Lab colour of each face; ``Discs.xyxy`` gives boxes. ``colour_groups``
@@ -131,6 +133,10 @@ def find_discs(image: np.ndarray, config: DiscFinderConfig | None = None) -> Dis
         centres, radii, fills = _with_hough(img, chroma, centres, radii, fills, r_med, max(cfg.min_chroma * 0.5, med + 2.5 * mad), cfg)
     order = _suppress(centres, radii, fills, cfg.overlap)
     centres, radii, fills = centres[order], radii[order], fills[order]
+    for i in range(len(centres)):
+        fit = fit_edge_circle(chroma, centres[i], radii[i])
+        if fit is not None:
+            centres[i], radii[i] = fit
     labs = np.array([_face_lab(lab, c, r) for c, r in zip(centres, radii)]).reshape(-1, 3)
     return Discs(centres / f + (0.5 / f - 0.5), radii / f, fills, labs)
 
@@ -194,6 +200,52 @@ def _peaks(dist: np.ndarray, r_min: float, r_max: float) -> np.ndarray:
         if all(np.hypot(p[0] - q[0], p[1] - q[1]) > 0.6 * max(p[2], q[2]) for q in kept):
             kept.append(p)
     return np.array(kept)
+
+
+def fit_edge_circle(values: np.ndarray, c, r: float, rays: int = 48):
+    """Sub-pixel circle through the edge of a round blob in ``values`` (chroma): along each ray the
+    first crossing of half-way between the level inside (0.45-0.65 r) and outside (1.35-1.6 r),
+    then a least-squares circle with one pass of outlier rejection. None when too few rays see an
+    edge or the fit moves too far."""
+    import cv2
+
+    a = np.linspace(0, 2 * np.pi, rays, endpoint=False)
+    steps = np.arange(0.45 * r, 1.6 * r, 0.25)
+    xs = (c[0] + np.outer(np.cos(a), steps)).astype(np.float32)
+    ys = (c[1] + np.outer(np.sin(a), steps)).astype(np.float32)
+    prof = cv2.remap(values.astype(np.float32), xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    inner = np.median(prof[:, steps <= 0.65 * r], axis=1)
+    outer = np.median(prof[:, steps >= 1.35 * r], axis=1)
+    mid = 0.5 * (inner + outer)
+    pts = []
+    for k in range(rays):
+        if inner[k] - outer[k] < 3.0:
+            continue
+        below = np.nonzero((prof[k] < mid[k]) & (steps > 0.6 * r))[0]
+        if not len(below) or below[0] == 0:
+            continue
+        j = below[0]
+        v0, v1 = prof[k, j - 1], prof[k, j]
+        t = (v0 - mid[k]) / max(v0 - v1, 1e-6)
+        d = steps[j - 1] + t * (steps[j] - steps[j - 1])
+        pts.append((c[0] + d * np.cos(a[k]), c[1] + d * np.sin(a[k])))
+    if len(pts) < rays // 3:
+        return None
+    P = np.array(pts)
+    for _ in range(2):
+        A = np.column_stack([2 * P[:, 0], 2 * P[:, 1], np.ones(len(P))])
+        b = (P ** 2).sum(1)
+        sol, *_ = np.linalg.lstsq(A, b, rcond=None)
+        cx, cy = sol[0], sol[1]
+        rad = float(np.sqrt(max(sol[2] + cx * cx + cy * cy, 0.0)))
+        res = np.abs(np.hypot(P[:, 0] - cx, P[:, 1] - cy) - rad)
+        keep = res <= max(3.0 * np.median(res), 0.5)
+        if keep.all() or keep.sum() < rays // 3:
+            break
+        P = P[keep]
+    if abs(rad - r) > 0.3 * r or np.hypot(cx - c[0], cy - c[1]) > 0.3 * r:
+        return None
+    return np.array([cx, cy]), rad
 
 
 def _edge_radius(chroma: np.ndarray, c, r0: float, thr: float, rays: int = 32) -> float:

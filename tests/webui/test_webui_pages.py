@@ -16,10 +16,19 @@ from calibration.board import BOARDS_DIR
     ("/setup", b"New match"),
     ("/setup/board/dino-dunk/tropic-turf", b"Board editor"),
     ("/matches", b"Matches"),
+    ("/setup/camera", b"Camera calibration"),
+    ("/setup/identities", b"Assigning identities"),
+    ("/setup/teach", b"Teach your own pieces"),
+    ("/setup/selftest", b"Accuracy self-test"),
 ])
 def test_pages_render(client, url, words):
     r = client.get(url)
     assert r.status_code == 200 and words in r.data
+
+
+def test_unknown_setup_page_is_404(client):
+    r = client.get("/setup/nothing")
+    assert r.status_code == 404 and "no setup page" in r.get_json()["error"]
 
 
 def test_board_save_goes_to_the_user_folder(app, client):

@@ -34,18 +34,12 @@ class MorrisSession(Session):
 
     def slid(self, flick: Flick, obs: Observation) -> np.ndarray:
         """Indices of ``obs`` eggs that slid in this flick."""
-        first = {}
-        for f in flick.frames:
-            if f.t < flick.t_start:
-                continue
-            for i, tid in enumerate(f.obs.track_id):
-                first.setdefault(int(tid), f.obs.xy[i])
-        before = {}
+        before = {}  # where each piece was at the start of the evidence (before the slide began)
         for f in flick.frames:
             if f.t >= flick.t_start:
                 break
             for i, tid in enumerate(f.obs.track_id):
-                before[int(tid)] = f.obs.xy[i]
+                before.setdefault(int(tid), f.obs.xy[i])
         out = []
         for i in np.flatnonzero(np.asarray(obs.kind == "egg")):
             tid = int(obs.track_id[i])

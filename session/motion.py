@@ -25,7 +25,7 @@ class MotionConfig:
     window: int = 2
     k: float = 6.0  # a still piece crosses 6 σ once in ~10^8 comparisons (Rayleigh tail exp(-k²/2))
     min_mm: float = 1.5
-    settle_frames: int = 3
+    settle_frames: int = 2
 
 
 class Motion:
@@ -50,13 +50,13 @@ class Motion:
             if tid < 0:
                 continue
             seen.add(tid)
-            h = self.history.setdefault(tid, deque(maxlen=cfg.window + 1))
+            h = self.history.setdefault(tid, deque(maxlen=cfg.window))
             sample = (float(obs.xy[i, 0]), float(obs.xy[i, 1]), float(obs.height[i]), float(obs.sigma[i]))
             for j, old in enumerate(reversed(h)):
                 d = np.hypot(sample[0] - old[0], sample[1] - old[1])
                 dz = abs(sample[2] - old[2])
                 limit = max(cfg.min_mm, cfg.k * float(np.hypot(sample[3], old[3])))
-                if d > limit or dz > max(cfg.min_mm, 2.0 * limit):
+                if d > limit or dz > limit:
                     moving.append(tid)
                     if j == 0:
                         stepped.append(tid)

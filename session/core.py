@@ -330,13 +330,27 @@ class Session:
             expected = {**expected, **{k: v for k, v in self._declared.items() if v}}
         self._flick_ids += 1
         flick = Flick(self._flick_ids, expected, rec.t, rec.index, armed=self._armed)
-        flick.before = self.positions()
         flick.frames = list(self._buffer)
+        flick.before = self._rest_positions(flick)
         moving = [self.tracker.tracks[t] for t in self.motion.moving_ids]
         flick.mover = next((tr.name for tr in moving if tr.name), "") if moving else ""
         self._flick = flick
         self.flicks.append(flick)
         self._emit({"kind": "flick", "state": "started", "flick": flick.id, "expected": expected, "mover": flick.mover})
+
+    def _rest_positions(self, flick: Flick) -> dict:
+        """{name: (x, y) mat mm} at the last frame before the motion began (the motion test looks
+        ``window`` frames back, so the start is seen up to that many frames late); pieces not seen
+        there keep the tracker's last position."""
+        pre = [f for f in flick.frames if f.t < flick.t_start]
+        out = self.positions()
+        if pre:
+            ref = pre[-self.motion.config.window] if len(pre) >= self.motion.config.window else pre[0]
+            names = {tr.id: tr.name for tr in self.tracker.tracks.values() if tr.name}
+            for i, tid in enumerate(ref.obs.track_id):
+                if int(tid) in names:
+                    out[names[int(tid)]] = (float(ref.obs.xy[i, 0]), float(ref.obs.xy[i, 1]))
+        return out
 
     def _record(self, flick: Flick, rec: FrameRecord) -> None:
         flick.frames.append(rec)

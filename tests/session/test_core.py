@@ -1,0 +1,179 @@
+"""The session loop: flicks and their evidence, pending facts (confirm / override), corrections,
+identities, placements by hand. Hand-made tables in mat mm on dino-dunk/crater-court (the away
+scoring zone is the circle centre (819, 305), radius 55; medium discs have radius 19)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from session.core import SessionConfig, SessionError
+from session.dino_dunk import DinoDunkSession
+from session.oracle import OracleDetector
+from sim.live import LiveFrame
+from sim.scene import PieceState, Scene
+
+
+
+class StubGame:
+    """A rules engine reduced to the one fact a test waits for; records what was pushed."""
+
+    def __init__(self, state):
+        self.state, self.pushed, self.popped = state, [], 0
+
+    def push(self, action):
+        self.pushed.append(action)
+        return []
+
+    def pop(self):
+        self.popped += 1
+        return self.pushed.pop()
+
+ZONE_X, ZONE_Y, ZONE_R, R = 819.0, 305.0, 55.0, 19.0
+
+
+class MoveGame(StubGame):
+    """Waits for the MoveResult of ``home:a`` (home attacks the away zone)."""
+
+    def __init__(self):
+        super().__init__({"pieces": {"home:a": {}, "home:b": {}, "away:c": {}}, "ball": {"carrier": "away:c"},
+                          "sides": ["home", "away"]})
+
+    def pending(self):
+        if self.pushed:
+            return {"kind": "over", "side": None}
+        return {"kind": "fact", "action": "move", "piece": "home:a", "side": "home"}
+
+
+def disc(pid, x, y, team):
+    return PieceState(pid, "disc-medium", x, y, R, 9.0, 0.0, (), 0.0, attributes={"team": team})
+
+
+def table(a_x, a_y=ZONE_Y):
+    return [disc("home:a", a_x, a_y, "home"), disc("home:b", 300, 100, "home"), disc("away:c", 600, 500, "away")]
+
+
+def flick_frames(x_stop, steps=6, hold=15, x0=500.0):
+    """home:a slides from x0 to x_stop (decelerating), the table still before and after."""
+    xs = [x0] * hold + list(x0 + (x_stop - x0) * (1 - (1 - np.linspace(0, 1, steps + 1)[1:]) ** 2)) + [x_stop] * hold
+    return [table(x) for x in xs]
+
+
+def make(config=None, images=False):
+    from sim.suites import _board
+
+    board = _board("dino-dunk/crater-court")
+    det = OracleDetector(board, seed=2)
+    s = DinoDunkSession(board, det, game=MoveGame(), config=config or SessionConfig())
+    s._image = images
+    return s
+
+
+def play(session, tables, name_at=3, announce=True):
+    for i, pieces in enumerate(tables):
+        f = LiveFrame(i, i / 30, Scene("dino-dunk", "dino-dunk/crater-court", pieces, i / 30))
+        if getattr(session, "_image", False):
+            f.image = np.full((48, 64, 3), i % 250, np.uint8)
+        session.step(f)
+        if i == name_at:
+            for tid, pid in zip(session._last_obs.track_id, session.detector.last_ids):
+                session.assign(int(tid), pid)
+            if announce:
+                session._armed = True
+    return session
+
+
+@pytest.mark.parametrize("edge_depth_mm, status, fact", [
+    (12.0, "applied", True),      # the disc's edge 12 mm inside the zone: a confident yes
+    (-12.0, "applied", False),    # 12 mm short of it: a confident no
+    (0.5, "pending", None),       # 0.5 mm: too close, a person decides
+])
+def test_a_call_is_applied_or_waits_for_a_person(edge_depth_mm, status, fact):
+    x_stop = ZONE_X - ZONE_R - R + edge_depth_mm
+    s = play(make(), flick_frames(x_stop))
+    (flick,) = s.flicks
+    assert flick.status == status
+    if status == "applied":
+        assert s.game.pushed[0].overlaps_scoring_zone is fact
+    else:
+        assert s.pending is flick and flick.ruling.open_facts() == ["overlaps_scoring_zone"]
+        assert not s.game.pushed
+
+
+@pytest.mark.parametrize("how, value, expected", [
+    ("confirm", None, False),   # the rule's default: a layup scores only when shown
+    ("override", True, True),   # the person saw the overlap
+])
+def test_confirm_or_override_a_pending_fact(how, value, expected):
+    s = play(make(), flick_frames(ZONE_X - ZONE_R - R + 0.5))
+    events = s.confirm(by="ref") if how == "confirm" else s.override("overlaps_scoring_zone", value, by="ref")
+    assert s.pending is None and s.flicks[0].status == "applied"
+    assert s.game.pushed[0].overlaps_scoring_zone is expected
+    assert any(e["kind"] == "decided" and e["by"] == "ref" for e in s.events)
+    assert any(e["kind"] == "call" for e in events)
+
+
+def test_nothing_else_goes_to_the_game_while_a_call_waits():
+    s = play(make(), flick_frames(ZONE_X - ZONE_R - R + 0.5))
+    with pytest.raises(SessionError, match="waiting for a person"):
+        s.act(object())
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda s: s.confirm(), "no call is waiting"),
+    (lambda s: s.assign(999, "home:x"), "no track 999"),
+    (lambda s: s.correct(object()), "no applied call"),
+])
+def test_requests_that_cannot_be_honoured(call, match):
+    s = make()
+    with pytest.raises(SessionError, match=match):
+        call(s)
+
+
+def test_a_judge_corrects_the_last_call():
+    from rules.dino_dunk import MoveResult
+
+    s = play(make(), flick_frames(ZONE_X - ZONE_R - R - 12))
+    s.correct(MoveResult(overlaps_scoring_zone=True))
+    assert s.game.popped == 1 and s.game.pushed[-1].overlaps_scoring_zone is True
+    assert s.flicks[0].status == "corrected" and any(e["kind"] == "corrected" for e in s.events)
+
+
+def test_evidence_frames_and_identities():
+    s = play(make(SessionConfig(post_frames=4)), flick_frames(ZONE_X - ZONE_R - R - 12))
+    (flick,) = s.flicks
+    idx = [f.index for f in flick.frames]
+    assert idx == sorted(idx) and len(set(idx)) == len(idx)
+    before = [i for i in idx if i < flick.index_start]
+    assert len(before) >= 10  # about pre_s of frames before the start
+    assert idx[-1] == flick.index_settle + 4  # and post_frames after the settle
+    assert flick.before["home:a"][0] == pytest.approx(500, abs=3)
+    assert flick.after["home:a"][0] == pytest.approx(ZONE_X - ZONE_R - R - 12, abs=3)
+    assert s.names() == {"home:a": s.track("home:a").id, "home:b": s.track("home:b").id, "away:c": s.track("away:c").id}
+
+
+def test_images_are_kept_for_the_last_flicks_only():
+    s = make(SessionConfig(keep_images=1), images=True)
+    frames = flick_frames(ZONE_X - ZONE_R - R - 12)
+    back = [table(x) for x in [ZONE_X - ZONE_R - R - 12] * 3 + list(np.linspace(ZONE_X - ZONE_R - R - 12, 500, 7)[1:]) + [500] * 12]
+    play(s, frames + back)
+    s.game.pushed.clear()  # the stub waits for the next move again
+    s._armed = True
+    play_from = len(frames) + len(back)
+    for i, pieces in enumerate(flick_frames(600, hold=4, x0=500), start=play_from):
+        f = LiveFrame(i, i / 30, Scene("dino-dunk", "dino-dunk/crater-court", pieces, i / 30))
+        f.image = np.zeros((48, 64, 3), np.uint8)
+        s.step(f)
+    assert len(s.flicks) == 2
+    assert all(f.image is None for f in s.flicks[0].frames)
+    assert any(f.image is not None for f in s.flicks[1].frames)
+
+
+@pytest.mark.parametrize("announce, flicks", [
+    (False, 0),  # unannounced, a jump within one frame is a piece put down by hand
+    (True, 1),   # announced, it is the flick
+])
+def test_a_piece_put_down_by_hand(announce, flicks):
+    tables = [table(500)] * 10 + [table(560)] * 10
+    s = play(make(), tables, announce=announce)
+    assert len(s.flicks) == flicks

@@ -203,7 +203,7 @@ class DinoDunkSession(Session):
         exp = dict(flick.expected)
         sure, every, tracks, names, t0 = self._contacts(flick)
         contacts = sure
-        first = _first_mover(tracks, t0, self.contact_config)
+        first = _first_mover(tracks, t0, self.flick_contact_config(flick))
         flick.mover = names.get(first, "") if first is not None else flick.mover
         if exp["action"] == "infer":
             if not self._infer(flick, exp, contacts, tracks, names, t0, obs):

@@ -46,7 +46,9 @@ _UNIT = {}
 
 
 def ring(cx, cy, z_mm, r, n=N_CIRCLE, angle=0.0) -> np.ndarray:
-    """(n, 3) a horizontal circle of radius r mm at height z_mm (mat frame z = -z_mm)."""
+    """(n, 3) a horizontal circle of radius r mm at height z_mm (mat frame z = -z_mm), as an
+    n-gon with the circle's area (vertices a hair outside it, edges a hair inside)."""
+    r = r * math.sqrt((math.tau / n) / math.sin(math.tau / n))
     if angle == 0.0:
         unit = _UNIT.get(n)
         if unit is None:

@@ -254,30 +254,39 @@ def _face_visible(part, camera_centre: np.ndarray, body_centre: np.ndarray) -> b
     return float(normal @ (camera_centre - c)) > 0
 
 
-def _draw_art(img: np.ndarray, part) -> None:
-    """Warp the part's (premultiplied BGRA) art onto its projected quad and composite it."""
+FILL_BIAS_SS = 0.55  # cv2.fillPoly (LINE_8) colours ~0.55 px beyond a polygon's outline: shrink by it
+
+
+def _ss_poly(px: np.ndarray, origin, ss: int) -> np.ndarray:
+    """Image px → fixed-point coordinates on a supersampled (x ``ss``) layer whose pixel (0, 0)
+    covers the image pixel ``origin``, pulled in by fillPoly's growth so the fill is exact."""
+    big = (px - origin + 0.5) * ss - 0.5
+    c = big.mean(axis=0)
+    d = big - c
+    n = np.maximum(np.hypot(d[:, 0], d[:, 1]), 1e-9)[:, None]
+    return np.round((c + d * np.maximum(1.0 - FILL_BIAS_SS / n, 0.0)) * ONE).astype(np.int32)
+
+
+def _draw_art(layer: np.ndarray, part, origin, ss: int) -> None:
+    """Warp the part's (premultiplied BGRA) art onto its projected quad, over the supersampled
+    premultiplied BGRA ``layer`` (pixel (0, 0) = image pixel ``origin``)."""
     import cv2
 
-    H, W = img.shape[:2]
     quad = part.px[:4]
     side_px = max(np.linalg.norm(quad[1] - quad[0]), np.linalg.norm(quad[3] - quad[0]))
     if side_px < 4.0:  # the art would be below a pixel: the face colour already says it all
         return
-    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
-    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
-    X0, Y0, X1, Y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
-    if X1 <= X0 or Y1 <= Y0:
-        return
-    src = part.art.level(side_px / max(part.art.size_mm))
+    src = part.art.level(side_px * ss / max(part.art.size_mm))
     sh, sw = src.shape[:2]
     src_quad = np.array([[-0.5, -0.5], [sw - 0.5, -0.5], [sw - 0.5, sh - 0.5], [-0.5, sh - 0.5]], np.float32)
-    M = cv2.getPerspectiveTransform(src_quad, (quad - [X0, Y0]).astype(np.float32))
-    warped = cv2.warpPerspective(src, M, (X1 - X0, Y1 - Y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+    dst_quad = ((quad - origin + 0.5) * ss - 0.5).astype(np.float32)
+    M = cv2.getPerspectiveTransform(src_quad, dst_quad)
+    h, w = layer.shape[:2]
+    warped = cv2.warpPerspective(src, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                  borderValue=(0, 0, 0, 0))
-    inv = 255 - warped[:, :, 3]
-    roi = img[Y0:Y1, X0:X1]
-    keep = cv2.multiply(roi, cv2.merge([inv, inv, inv]), scale=1 / 255.0)
-    cv2.add(keep, np.ascontiguousarray(warped[:, :, :3]), dst=roi)
+    inv = cv2.bitwise_not(warped[:, :, 3])
+    keep = cv2.multiply(layer, cv2.merge([inv, inv, inv, inv]), scale=1 / 255.0)
+    cv2.add(keep, warped, dst=layer)
 
 
 def _hull(part) -> np.ndarray:
@@ -297,9 +306,15 @@ def _silhouette(body: Body) -> list:
     return [_hull(p) for p in body.parts if p.kind in ("hull", "poly", "side") and p.ok]
 
 
+def _supersampling(area_px: int) -> int:
+    return 4 if area_px <= 40_000 else 2 if area_px <= 250_000 else 1
+
+
 def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | None):
-    """Paint one body; record its silhouette in ``labels``; return the silhouette's pixel count
-    (unclipped) and bbox (clipped), or (0, None)."""
+    """Paint one body with exact anti-aliasing (its parts filled on a supersampled layer, shrunk by
+    fillPoly's growth, box-filtered down to coverage); record its silhouette (coverage ≥ 1/2) in
+    ``labels``. Returns the silhouette's pixel count (frame edge ignored) and bbox (clipped), or
+    (0, None)."""
     import cv2
 
     H, W = img.shape[:2]
@@ -309,38 +324,44 @@ def _draw_body(img, labels, body: Body, label: int, cam_centre, blur: tuple | No
     allp = np.vstack(sil)
     bx0, by0 = np.floor(allp.min(axis=0)).astype(int) - 1
     bx1, by1 = np.ceil(allp.max(axis=0)).astype(int) + 2
-    if bx1 - bx0 > 8 * W or by1 - by0 > 8 * H:
+    if bx1 - bx0 > 4 * W or by1 - by0 > 4 * H:
         return 0, None
-    mask = np.zeros((by1 - by0, bx1 - bx0), np.uint8)
-    off = np.array([bx0, by0])
-    for poly in sil:  # one call per polygon: their union (fillPoly of several would XOR overlaps)
-        cv2.fillPoly(mask, [_fixed(poly - off)], 255, cv2.LINE_8, SHIFT)
-    total = int(cv2.countNonZero(mask))
-    X0, Y0, X1, Y1 = max(bx0, 0), max(by0, 0), min(bx1, W), min(by1, H)
-    bbox = None
-    if X1 > X0 and Y1 > Y0:
-        sub = mask[Y0 - by0:Y1 - by0, X0 - bx0:X1 - bx0]
-        lroi = labels[Y0:Y1, X0:X1]
-        lroi[sub > 0] = label
-        bx, by, bw, bh = cv2.boundingRect(sub)
-        if bw and bh:
-            bbox = (float(X0 + bx), float(Y0 + by), float(X0 + bx + bw), float(Y0 + by + bh))
+    bw, bh = bx1 - bx0, by1 - by0
+    ss = _supersampling(bw * bh)
+    origin = np.array([bx0, by0], dtype=np.float64)
+    layer = np.zeros((bh * ss, bw * ss, 4), np.uint8)  # premultiplied BGRA, supersampled
     centre = None
     for p in body.parts:
         if not p.ok:
             continue
-        if p.kind in ("hull", "poly"):
-            cv2.fillPoly(img, [_fixed(_hull(p))], p.colour, cv2.LINE_AA, SHIFT)
-        elif p.kind == "side":
+        if p.kind == "side":
             if centre is None:
                 centre = np.mean(np.vstack([q.pts for q in body.parts]), axis=0)
-            if _face_visible(p, cam_centre, centre):
-                cv2.fillPoly(img, [_fixed(p.px)], p.colour, cv2.LINE_AA, SHIFT)
+            if not _face_visible(p, cam_centre, centre):
+                continue
+        if p.kind in ("hull", "poly", "side"):
+            cv2.fillPoly(layer, [_ss_poly(_hull(p), origin, ss)], tuple(p.colour) + (255,), cv2.LINE_8, SHIFT)
         elif p.kind == "art":
-            _draw_art(img, p)
-    if blur is not None and X1 > X0 and Y1 > Y0:
+            _draw_art(layer, p, origin, ss)
+    small = layer if ss == 1 else cv2.resize(layer, (bw, bh), interpolation=cv2.INTER_AREA)
+    alpha = small[:, :, 3]
+    inside = (alpha >= 128).astype(np.uint8)
+    total = int(cv2.countNonZero(inside))
+    X0, Y0, X1, Y1 = max(bx0, 0), max(by0, 0), min(bx1, W), min(by1, H)
+    if X1 <= X0 or Y1 <= Y0:
+        return total, None
+    sl = (slice(Y0 - by0, Y1 - by0), slice(X0 - bx0, X1 - bx0))
+    roi = img[Y0:Y1, X0:X1]
+    inv = cv2.bitwise_not(alpha[sl])
+    keep = cv2.multiply(roi, cv2.merge([inv, inv, inv]), scale=1 / 255.0)
+    cv2.add(keep, np.ascontiguousarray(small[sl][:, :, :3]), dst=roi)
+    sub = inside[sl]
+    labels[Y0:Y1, X0:X1][sub > 0] = label
+    bx, by, bw2, bh2 = cv2.boundingRect(sub)
+    bbox = (float(X0 + bx), float(Y0 + by), float(X0 + bx + bw2), float(Y0 + by + bh2)) if bw2 and bh2 else None
+    if blur is not None:
         vel, exposure = blur
-        effects.motion_blur(img, mask[Y0 - by0:Y1 - by0, X0 - bx0:X1 - bx0], (X0, Y0, X1, Y1), vel, exposure)
+        effects.motion_blur(img, np.ascontiguousarray(alpha[sl]), (X0, Y0, X1, Y1), vel, exposure)
     return total, bbox
 
 

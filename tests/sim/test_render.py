@@ -157,22 +157,35 @@ def _polygon_centroid(p):
 
 
 @pytest.mark.parametrize("tilt, yaw, k1", [(0, 0, 0.0), (40, 15, -0.15), (60, 100, 0.0)])
-def test_disc_top_renders_offset_from_its_base_as_the_camera_says(tilt, yaw, k1):
+def test_disc_top_renders_offset_from_its_base_as_the_camera_says(tilt, yaw, k1, monkeypatch):
+    import sim.render as render_module
+    from sim.bodies import _disc_body
+
     board = load_board("grid/plain-grid")
     x, y, r, h = 230.0, 180.0, 20.0, 30.0
-    piece = PieceState("p", "puck", x, y, radius=r, height=h, attributes={"colour": "red"})
+    piece = PieceState("p", "puck", x, y, radius=r, height=h)
     cam = look_at((200, 200), 600, tilt, yaw, 0, 75, size=(1280, 720), dist=(k1, 0.0, 0.0, 0.0, 0.0))
-    res = render_scene(board, Scene("grid", board.ref, [piece]), cam, clean_style(), seed=0)
+
+    def render(top_colour):  # the same disc, the same sides; only its top face's colour differs
+        monkeypatch.setattr(render_module, "build_body", lambda p, spec, style: _disc_body(p, r, h, top_colour, (90, 90, 90), None))
+        return render_scene(board, Scene("grid", board.ref, [piece]), cam, clean_style(), seed=0)
+
+    res, other = render((50, 50, 210)), render((210, 50, 50))
     tr = cam.transform()
     # the reference: the exact image of the top circle (dense), its area centroid
     a = np.linspace(0, 2 * np.pi, 2000, endpoint=False)
     top_ring = np.column_stack([x + r * np.cos(a), y + r * np.sin(a), np.full_like(a, -h)])
     ref_centroid = _polygon_centroid(tr.project_3d(top_ring))
-    # the rendered top face: pixels of the top colour (red (50, 50, 210); its side is darker)
-    diff = np.linalg.norm(res.image.astype(float) - np.array([50, 50, 210]), axis=2)
-    ys, xs = np.nonzero(diff < 45)
-    rendered = np.array([xs.mean(), ys.mean()])
-    assert np.linalg.norm(rendered - ref_centroid) < 0.2
+    # the rendered top face: its coverage is what changes with the top's colour (compositing is
+    # linear), so the difference image weighs every pixel by how much of it is top face
+    cover = np.abs(res.image.astype(float) - other.image.astype(float))[:, :, [0, 2]].sum(axis=2)
+    ys, xs = np.mgrid[0:cover.shape[0], 0:cover.shape[1]]
+    rendered = np.array([(cover * xs).sum(), (cover * ys).sum()]) / cover.sum()
+    assert np.linalg.norm(rendered - ref_centroid) < 0.05
+    ring_px = tr.project_3d(top_ring)
+    nxt = np.roll(ring_px, -1, axis=0)
+    exact_area = abs(np.sum(ring_px[:, 0] * nxt[:, 1] - nxt[:, 0] * ring_px[:, 1])) / 2
+    assert abs(cover.sum() / 320.0 - exact_area) < 0.01 * exact_area  # 320 = |210 - 50| x 2 channels
     # truth: base and top centres are the projections of (x, y, 0) and (x, y, -h)
     t = res.truth["p"]
     assert np.allclose(t.base_px, tr.project_3d([[x, y, 0.0]])[0], atol=1e-9)

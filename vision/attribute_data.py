@@ -4,8 +4,9 @@
 of every named colour, Morris eggs of every colour and face, Dogo Dash cards of every kind face up
 and down), renders each with a random camera and a random style from ``sim/render.yaml``
 (occluders off: a crop is of one piece), and cuts every piece at least ``min_visible`` visible out of
-the frame the way the live path will: round pieces by their box (jittered like a detector's), cards
-by their quad (corners jittered like the card finder's) rectified upright.
+the frame the way the live path will: round pieces by the box of their top face (jittered like a
+refined position's), cards by their quad (corners jittered like the card finder's) rectified
+upright.
 
 ``restyle(crops, task, rng)`` is the held-back style that the shipped models never see, for the
 tests of ``tableref teach``: another printing of the pieces (hues turned, a colour cast, a paper
@@ -113,8 +114,17 @@ def _card_quad_px(camera, p) -> np.ndarray:
     return camera.project(art_quad(p, size, p.z + p.height))
 
 
+def _top_face_box_px(camera, p) -> tuple:
+    """The image box of a round piece's top face (its rim at the height of its top), as the live
+    path cuts it from the refined position (``vision.detect``)."""
+    from sim.bodies import ring
+
+    px = camera.project(ring(p.x, p.y, p.z + p.height, p.radius or 10.0, n=48))
+    return (*px.min(0), *px.max(0))
+
+
 def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_visible: float = 0.9,
-                 box_jitter: float = 0.06, corner_jitter_px: float = 1.0, camera_reuse: int = 4,
+                 box_jitter: float = 0.04, corner_jitter_px: float = 1.0, camera_reuse: int = 4,
                  progress=None) -> CropSet:
     """Crops of ``frames`` random renders of the task's pieces (see the module docstring)."""
     from calibration.board import load_board
@@ -155,7 +165,7 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
                 if rng.random() < 0.5:  # either short edge may come out on top
                     crop = crop[::-1, ::-1].copy()
             else:
-                x0, y0, x1, y1 = t.bbox_px
+                x0, y0, x1, y1 = _top_face_box_px(camera, by_id[pid])
                 s = max(x1 - x0, y1 - y0, 2.0)
                 jit = rng.uniform(-box_jitter, box_jitter, 4) * s
                 crop = square_crop(res.image, (x0 + jit[0], y0 + jit[1], x1 + jit[2], y1 + jit[3]))

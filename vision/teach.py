@@ -307,3 +307,44 @@ def held_back_benchmark(task: str, teach_frames: int = 6, test_frames: int = 6, 
             "shipped_on_renders": shipped_own, "shipped_on_held_back_style": shipped_acc,
             "taught_on_held_back_style": float((p == test_labels).mean()), "cv_accuracy": res.cv_accuracy,
             "with_shipped": with_shipped, "seconds": res.seconds}
+
+
+def capture_examples(source, task: str, out_dir: str | Path, classes=None, shots: int = 3, ask=input, say=print) -> Path:
+    """Collect examples from a camera (any ``vision.sources.open_source`` spec) into ``out_dir``,
+    one subfolder per class, in the layout ``load_examples`` reads: for each class, ``shots`` times,
+    ask the user to lay out pieces of that class only, grab a frame and cut out every piece found
+    (cards by ``find_card_quads`` and rectified, round pieces by the classical disc finder)."""
+    import cv2
+
+    from vision.attributes import crops_from_boxes
+    from vision.cards import find_card_quads, rectify_card
+    from vision.classical_discs import find_discs
+    from vision.sources import open_source
+
+    t = get_task(task)
+    classes = list(classes or t.classes)
+    if len(classes) < 2:
+        raise TeachError("give at least two classes (--classes a,b)")
+    out_dir = Path(out_dir)
+    src = open_source(source)
+    src.open()
+    try:
+        for c in classes:
+            (out_dir / c).mkdir(parents=True, exist_ok=True)
+            for shot in range(shots):
+                ask(f"[{c} {shot + 1}/{shots}] put only {c!r} pieces in view, then press Enter ")
+                frame = src.read()
+                if frame is None:
+                    raise TeachError(f"{source}: no frame; check the camera")
+                img = frame.image
+                if task == "card":
+                    quads, _ = find_card_quads(img)
+                    crops = [rectify_card(img, q, t.spec.size) for q in quads]
+                else:
+                    crops = crops_from_boxes(img, find_discs(img).xyxy)
+                for k, crop in enumerate(crops):
+                    cv2.imwrite(str(out_dir / c / f"shot{shot}_{k}.png"), crop)
+                say(f"  {len(crops)} piece(s) saved to {out_dir / c}")
+    finally:
+        src.close()
+    return out_dir

@@ -115,3 +115,21 @@ def test_cli_teach(tmp_path, monkeypatch, capsys):
     assert "cross-validated accuracy" in out and (tmp_path / "home" / "profiles" / "t" / "team.npz").exists()
     assert main(["teach", "--task", "card", "--images", str(tmp_path / "missing")]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_capture_examples_from_a_folder_source(tmp_path):
+    from vision.teach import capture_examples
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i, colour in enumerate([(60, 60, 210), (70, 170, 60)]):
+        img = np.full((200, 300, 3), 200, np.uint8)
+        for x in (60, 150, 240):
+            cv2.circle(img, (x, 100), 25, colour, -1, cv2.LINE_AA)
+        cv2.imwrite(str(frames / f"{i}.png"), img)
+    asked = []
+    out = capture_examples(str(frames), "team", tmp_path / "ex", classes=["red", "green"], shots=1,
+                           ask=asked.append, say=lambda *_: None)
+    assert len(asked) == 2 and "red" in asked[0]
+    crops, labels = load_examples(out, "team")
+    assert sorted(labels) == ["green"] * 3 + ["red"] * 3

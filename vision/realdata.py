@@ -208,7 +208,8 @@ def _colour_accuracy(runs, predict) -> dict:
     return {"accuracy": right / total if total else float("nan"), "n": total}
 
 
-def checkers_report(root: Path, teach_images: int = 3, detectors: dict | None = None, profile_home: Path | None = None) -> dict:
+def checkers_report(root: Path, teach_images: int = 3, detectors: dict | None = None, profile_home: Path | None = None,
+                    models: str | None = None) -> dict:
     """Disc recall / precision and colour accuracy on checkers test + valid (see the module docstring)."""
     from vision.attributes import crops_from_boxes
     from vision.classify import load_classifier
@@ -226,7 +227,7 @@ def checkers_report(root: Path, teach_images: int = 3, detectors: dict | None = 
     t0 = time.perf_counter()
     shipped_runs = _run_discs(evals, None)
     rows["classical discs, shipped"] = {**_disc_scores(shipped_runs), "ms_per_image": 1000 * (time.perf_counter() - t0) / max(len(evals), 1)}
-    colour = load_classifier("colour")
+    colour = load_classifier("colour", profile=models)
 
     def shipped_colour(img, xyxy):
         names, _ = colour.predict(crops_from_boxes(img, xyxy))
@@ -343,12 +344,16 @@ def cards_report(root: Path, teach_images: int = 3) -> dict:
 
 def realdata_report(root: str | Path | None = None, models: str | None = None, teach_images: int = 3,
                     detectors: dict | None = None, profile_home: str | Path | None = None) -> dict:
-    """Both reports; ``models`` is reserved for a profile name whose classifiers replace the shipped
-    ones (None: shipped). Raises ``FileNotFoundError`` when ``root`` is missing."""
+    """Both reports. ``models``: a ``tableref teach`` profile whose ``colour`` classifier replaces
+    the shipped one in the "shipped" rows (None: the shipped models); ``teach_images``: how many
+    labelled photos the "taught" rows learn from (0: none); ``detectors``: extra disc detectors,
+    name -> callable(BGR image) -> ((n, 4) xyxy image px, (n,) score); ``profile_home``: where the
+    taught checkers profile is saved (None: not saved). Raises ``FileNotFoundError`` when ``root``
+    is missing."""
     root = Path(root) if root else default_root()
     if not (root / "checkers").is_dir() or not (root / "cards").is_dir():
         raise FileNotFoundError(f"{root}: no checkers/ and cards/ folders (the real photographs are not here)")
-    return {"root": str(root), "checkers": checkers_report(root, teach_images, detectors, Path(profile_home) if profile_home else None),
+    return {"root": str(root), "checkers": checkers_report(root, teach_images, detectors, Path(profile_home) if profile_home else None, models),
             "cards": cards_report(root, teach_images)}
 
 

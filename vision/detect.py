@@ -8,8 +8,8 @@ Two detectors find rough positions, one refinement places each round piece at it
 
 - **classical** (OpenCV only): the difference against the empty mat, rectified onto the plane of
   the pieces' tops (``MatTransform.homography(h)``) at ``px_per_mm``; round pieces are the peaks of
-  the distance transform of that mask, their size class the peak's value. Large blobs touching the
-  image border are hands and arms, reported as occluders, not pieces.
+  the distance transform of that mask, their size class the peak's value. Blobs larger than
+  ``hand_area_mm2`` are hands and arms, reported as occluders, not pieces.
 - **yolo** (:mod:`vision.yolo`): boxes in image px with a class (every class of the four games,
   see ``vision.detector_data.CLASSES``); the rough mat position of a box is its centre mapped
   through the plane at half the piece's height.
@@ -67,6 +67,7 @@ class DetectConfig:
     min_radius_fraction: float = 0.6
     max_radius_fraction: float = 1.45
     hand_area_mm2: float = 12000.0
+    hand_margin_mm: float = 40.0
     border_px: int = 3
     min_confidence: float = 0.25
     yolo_conf: float = 0.25
@@ -131,7 +132,7 @@ def class_to_kind(game: str, class_name: str, kinds: dict) -> str | None:
 class Background:
     """The empty mat, captured at setup (BGR image px), blurred once."""
 
-    def __init__(self, image: np.ndarray, blur_px: float = 1.5):
+    def __init__(self, image: np.ndarray, blur_px: float = 1.5, lift_gain: float = 1.0):
         import cv2
 
         if image is None or image.size == 0:
@@ -139,6 +140,7 @@ class Background:
         self.raw = image
         self.image = cv2.GaussianBlur(image, (0, 0), blur_px).astype(np.int16)
         self.blur_px = blur_px
+        self.lift_gain = lift_gain
 
     def foreground(self, frame: np.ndarray, threshold: float) -> np.ndarray:
         """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
@@ -151,8 +153,12 @@ class Background:
             raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
                               f"{self.image.shape[1]}x{self.image.shape[0]}: capture the empty mat again")
         blurred = cv2.GaussianBlur(frame, (0, 0), self.blur_px)
-        diff = np.clip(foreground_distance(blurred, self.image.astype(np.uint8)), 0, 255).astype(np.uint8)
-        _, mask = cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY)
+        diff = foreground_distance(blurred, self.image.astype(np.uint8))
+        # a shadow only darkens: anything clearly brighter than the empty mat is a piece too (a pale
+        # disc of the mat's own hue)
+        lift = (blurred.astype(np.int16) - self.image).max(axis=2).astype(np.float32)
+        diff = np.maximum(diff, lift * self.lift_gain)
+        _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return mask
 
@@ -174,35 +180,58 @@ class Candidates:
         return cls(np.zeros((0, 2)), [], np.zeros(0), np.zeros((0, 4)), occ)
 
 
+def plane_maps(transform: MatTransform, height_mm: float, size: tuple, px_per_mm: float, cache: dict | None = None):
+    """``cv2.remap`` maps from a view of the plane ``height_mm`` above the mat (``size`` (w, h) at
+    ``px_per_mm``, origin at mat mm (0, 0)) to the frame's *distorted* image px (the lens included)."""
+    key = (round(float(height_mm), 3), size, px_per_mm)
+    if cache is not None and key in cache:
+        return cache[key]
+    w, h = size
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    pts = np.column_stack([xs.ravel() / px_per_mm, ys.ravel() / px_per_mm])
+    px = transform.mat_to_image(pts, height_mm)
+    maps = (px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32))
+    if cache is not None:
+        cache[key] = maps
+    return maps
+
+
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
-                         kinds: list[RoundKind], config: DetectConfig) -> Candidates:
-    """Round-piece candidates from the empty-mat difference, in mat mm."""
+                         kinds: list[RoundKind], config: DetectConfig, maps: dict | None = None) -> Candidates:
+    """Round-piece candidates from the empty-mat difference, in mat mm. ``maps``: a cache of
+    :func:`plane_maps` kept by the caller (one per height; the transform must not change)."""
     import cv2
 
     mask = background.foreground(frame, config.diff_threshold)
     h_img, w_img = mask.shape
-    # hands and arms: big components touching the border of the image
+    # hands and arms: big components
     n_cc, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     occluders = []
     scale = float(np.median(transform.mm_per_px(board.corners_mm())))
+    hands = np.zeros_like(mask)
     for k in range(1, n_cc):
         x, y, w, h, area = stats[k]
-        touches = x <= config.border_px or y <= config.border_px or x + w >= w_img - config.border_px or y + h >= h_img - config.border_px
-        if touches and area * scale * scale > config.hand_area_mm2:
+        # an arm over the table can look like the table (skin and wood share a hue): the part over
+        # the mat need not reach the frame's border, so size alone says "hand"
+        if area * scale * scale > config.hand_area_mm2:
             occluders.append([x, y, x + w, y + h])
-            mask[labels == k] = 0
+            hands[labels == k] = 255
+    if occluders:
+        # fingers the threshold cut off the arm lie near it: nothing next to a hand is a piece
+        r = max(1, int(round(config.hand_margin_mm / scale)))
+        hands = cv2.dilate(hands, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        mask[hands > 0] = 0
     if not kinds:
         return Candidates.empty(occluders)
     s = config.px_per_mm
     heights = sorted({k.height for k in kinds})
     xy, kind_names, score = [], [], []
     size = (int(np.ceil(board.length_mm * s)) + 1, int(np.ceil(board.width_mm * s)) + 1)
-    to_mm = np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1.0]])
     taken = []
     for height in sorted(heights, reverse=True):
         group = [i for i, k in enumerate(kinds) if k.height == height]
-        H = transform.homography(height) @ to_mm
-        top = cv2.warpPerspective(mask, H, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
+        mx, my = plane_maps(transform, height, size, s, maps)
+        top = cv2.remap(mask, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         # fill holes (printed art on a top face can match the mat behind it)
         contours, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(top, contours, -1, 255, thickness=cv2.FILLED)
@@ -327,6 +356,12 @@ class Detector:
         if self.detector is None and self.background is None:
             raise DetectError("the classical detector needs the empty mat (--background EMPTY.png) and no model was given")
         self.method = "yolo" if self.detector is not None else "classical"
+        self._maps: dict = {}
+        if self.method == "classical":  # set-up work: the remap of each height's plane (lens included)
+            size = (int(np.ceil(board.length_mm * self.config.px_per_mm)) + 1,
+                    int(np.ceil(board.width_mm * self.config.px_per_mm)) + 1)
+            for h in {k.height for k in self.round}:
+                plane_maps(transform, h, size, self.config.px_per_mm, self._maps)
         self.attributes = attributes
         self.profile = profile
         self.timings_ms: dict = {}
@@ -343,7 +378,8 @@ class Detector:
             cand = yolo_candidates(frame, self.transform, self.detector, self.game, self.kinds, self.config)
             cand = _suppress_duplicates(cand, self.kinds)
         else:
-            cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config)
+            cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
+                                        self._maps)
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         t2, c2 = time.perf_counter(), time.process_time()
@@ -377,13 +413,13 @@ class Detector:
                 a = frame[y0:int(c[1]) + half + 1, x0:int(c[0]) + half + 1]
                 b = old_frame[y0:int(c[1]) + half + 1, x0:int(c[0]) + half + 1]
                 if a.size and float(np.mean(np.abs(a.astype(np.int16) - b))) < self.config.reuse_level:
-                    for name in ("xy", "sigma", "radius", "quality", "ok"):
+                    for name in ("xy", "sigma", "radius", "quality", "ok", "residual"):
                         getattr(out, name)[i] = getattr(old, name)[j]
                     todo[i] = False
             self.reused = int((~todo).sum())
         if todo.any():
             res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg)
-            for name in ("xy", "sigma", "radius", "quality", "ok"):
+            for name in ("xy", "sigma", "radius", "quality", "ok", "residual"):
                 getattr(out, name)[todo] = getattr(res, name)
         if self.reuse:
             self._cache = (frame.copy(), rough.copy(), list(kinds), out)
@@ -423,7 +459,7 @@ class Detector:
                     radius = np.array([k.radius for k in kinds])
                     again = refine_discs(frame, self.transform, res.xy[redo], radius[idx[redo]], height[idx[redo]],
                                          self.config.refine, background=bg)
-                    for name in ("xy", "sigma", "radius", "quality", "ok"):
+                    for name in ("xy", "sigma", "radius", "quality", "ok", "residual"):
                         getattr(res, name)[redo] = getattr(again, name)
                 cand.kind = names
                 # not a round piece of this game at all (a figure, a card, a shadow): drop it

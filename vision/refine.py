@@ -65,13 +65,18 @@ class RefineConfig:
 class Refined:
     """Results for n pieces: ``xy`` (n, 2) base centres in mat mm; ``sigma`` (n,) mm;
     ``radius`` (n,) fitted radius mm; ``quality`` (n,) fraction of the circle with edge support
-    (0..1); ``ok`` (n,) bool."""
+    (0..1); ``ok`` (n,) bool; ``residual`` (n,) the fit's rms residual (grey levels; inf if none)."""
 
     xy: np.ndarray
     sigma: np.ndarray
     radius: np.ndarray
     quality: np.ndarray
     ok: np.ndarray
+    residual: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.residual is None:
+            self.residual = np.full(len(self.xy), np.inf)
 
 
 def rectify_patch(image: np.ndarray, transform: MatTransform, centre_mm, half_mm: float, height_mm: float,
@@ -649,6 +654,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         out.radius[i] = radius[i] + fit.growth_px * fit.mm_per_px
         out.sigma[i] = float(np.sqrt(sig_fit ** 2 + floor ** 2 + reg ** 2))
         out.quality[i] = fit.support
+        out.residual[i] = fit.rms
         moved = float(np.linalg.norm(fit.c - rough[i]))
         out.ok[i] = bool(fit.contrast >= cfg.min_contrast and fit.rms <= cfg.max_rms_fraction * fit.contrast
                          and moved <= cfg.search_mm * 1.5 and fit.support >= cfg.min_edge_fraction)

@@ -52,8 +52,14 @@ class MatTexture:
 # --------------------------------------------------------------------------------------------
 
 
+FILL_BIAS_PX = 0.55  # cv2.fillPoly (LINE_8) colours ~0.55 px beyond a polygon: filled shapes are pulled in by it
+PRINT_SUPERSAMPLING = 2  # the print is drawn at 2x and box-filtered down: exact, anti-aliased fills
+
+
 class _Canvas:
-    """A BGR image in texture px with drawing helpers in mat mm (sub-pixel, antialiased)."""
+    """An image in texture px (``s`` px/mm) with drawing helpers in mat mm. Filled shapes are
+    exact in area (pulled in by fillPoly's growth); anti-aliasing comes from drawing the canvas
+    supersampled and reducing it with a box filter."""
 
     def __init__(self, img: np.ndarray, origin_mm: tuple, s: float):
         self.img, self.x0, self.y0, self.s = img, origin_mm[0], origin_mm[1], s
@@ -69,15 +75,19 @@ class _Canvas:
         v = (p[:, 1] - self.y0) * self.s - 0.5
         return np.round(np.column_stack([u, v]) * ONE).astype(np.int32)
 
-    def poly(self, pts_mm, colour, alpha: float = 1.0):
+    def poly(self, pts_mm, colour):
+        """Fill a simple polygon (mat mm) exactly: its outline pulled in by fillPoly's growth."""
         import cv2
+        from shapely.geometry import Polygon
 
-        if alpha >= 1.0:
-            cv2.fillPoly(self.img, [self.px(pts_mm)], self.c(colour), cv2.LINE_AA, SHIFT)
-            return
-        layer = self.img.copy()
-        cv2.fillPoly(layer, [self.px(pts_mm)], self.c(colour), cv2.LINE_AA, SHIFT)
-        cv2.addWeighted(layer, alpha, self.img, 1 - alpha, 0, dst=self.img)
+        poly = Polygon(np.asarray(pts_mm, dtype=np.float64).reshape(-1, 2))
+        if not poly.is_valid:
+            poly = poly.buffer(0)
+        inner = poly.buffer(-FILL_BIAS_PX / self.s, join_style=2, mitre_limit=4.0)
+        for g in getattr(inner, "geoms", [inner]):
+            if g.is_empty or g.geom_type != "Polygon":
+                continue
+            cv2.fillPoly(self.img, [self.px(np.asarray(g.exterior.coords)[:-1])], self.c(colour), cv2.LINE_8, SHIFT)
 
     def polyline(self, pts_mm, colour, width_mm: float, closed: bool = False):
         import cv2
@@ -86,11 +96,13 @@ class _Canvas:
         cv2.polylines(self.img, [self.px(pts_mm)], closed, self.c(colour), t, cv2.LINE_AA, SHIFT)
 
     def circle(self, c_mm, r_mm, colour, width_mm: float = -1):
-        import cv2
-
-        c = self.px([c_mm])[0]
-        t = -1 if width_mm < 0 else max(1, int(round(width_mm * self.s)))
-        cv2.circle(self.img, (int(c[0]), int(c[1])), int(round(r_mm * self.s * ONE)), self.c(colour), t, cv2.LINE_AA, SHIFT)
+        n = max(32, int(math.tau * r_mm * self.s / 2))
+        a = np.linspace(0, math.tau, n, endpoint=False)
+        ring = np.column_stack([c_mm[0] + r_mm * np.cos(a), c_mm[1] + r_mm * np.sin(a)])
+        if width_mm < 0:
+            self.poly(ring, colour)
+        else:
+            self.polyline(ring, colour, width_mm, closed=True)
 
     def text(self, text: str, c_mm, height_mm: float, colour):
         import cv2
@@ -336,9 +348,12 @@ def print_layer(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
 
 
 def _draw_print(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
+    import cv2
+
     h, w = shape
-    img = np.zeros((h, w, 4), np.uint8)
-    cv = _Canvas(img, origin_mm, s)
+    ss = PRINT_SUPERSAMPLING
+    big = np.zeros((h * ss, w * ss, 4), np.uint8)
+    cv = _Canvas(big, origin_mm, s * ss)
     base = MAT_BASE.get(board.ref, GAME_BASE.get(board.game, (200, 200, 200)))
     L, W = board.length_mm, board.width_mm
     edge = 2.5
@@ -358,6 +373,8 @@ def _draw_print(board, s: float, origin_mm: tuple, shape: tuple) -> tuple:
             cv.polyline([[ox, oy + r * ch], [ox + g["cols"] * cw, oy + r * ch]], (40, 40, 40), 1.5)
         for c in range(g["cols"] + 1):
             cv.polyline([[ox + c * cw, oy], [ox + c * cw, oy + g["rows"] * ch]], (40, 40, 40), 1.5)
+    img = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA) if ss > 1 else big
+    del big
     _print_grain(img, board)
     patches = _marker_patches(board, origin_mm, s, shape) if board.markers is not None else []
     return img, patches

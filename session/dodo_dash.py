@@ -113,6 +113,20 @@ class DodoDashSession(Session):
         bounced = {rid: c for rid, c in bounced.items()
                    if not (t_land is not None and t[0] < t_land and abs(c.t - t_land) <= 1.5 * dt)
                    and np.interp(c.t, t, z_base) < racer_h}
+        # a sample missing (a dropped detection) hides what happened in between: there the path is
+        # only known to within the distance covered
+        dt_all = np.diff(t)
+        step = float(np.median(dt_all)) if len(dt_all) else 1 / 30
+        sig = sig.astype(float).copy()
+        moving = np.flatnonzero(np.hypot(*np.diff(xy, axis=0).T) > 4 * np.maximum(sig[:-1], sig[1:]))
+        if len(moving):  # the flick itself happened somewhere in the first moving interval
+            j = int(moving[0])
+            blur = float(np.hypot(*(xy[j + 1] - xy[j]))) / 2.0
+            sig[j + 1] = max(sig[j + 1], blur)
+        for j in np.flatnonzero(dt_all > 1.5 * step):
+            blur = float(np.hypot(*(xy[j + 1] - xy[j]))) / 2.0 + 2.0 * step * 300.0 * (dt_all[j] / step - 1)
+            sig[j] = max(sig[j], blur)
+            sig[j + 1] = max(sig[j + 1], blur)
         # sub-sampled path
         f = np.linspace(0.0, 1.0, sub, endpoint=False)
         T = np.concatenate([t[j] + f * (t[j + 1] - t[j]) for j in range(len(t) - 1)] + [t[-1:]])
@@ -146,7 +160,10 @@ class DodoDashSession(Session):
             if r.id in bounced and np.interp(bounced[r.id].t, T, Z) < racer_h:
                 tb = bounced[r.id].t
                 sb = float(np.hypot(np.interp(tb, T, S), self._rest_sigma()))
-                cands.append((1.5 * k * sb, sb, tb, "bounce"))  # categorical: a kink or turn at the racer
+                if bounced[r.id].evidence == "kinked-ambiguous":  # it bounced off this racer or another
+                    cands.append((0.0, sb, tb, "bounce, which racer unsure"))
+                else:
+                    cands.append((1.5 * k * sb, sb, tb, "bounce"))  # categorical: a kink or turn at the racer
             g = np.where(low & free, gap, np.inf)
             j = int(np.argmin(g))
             if np.isfinite(g[j]) and g[j] > 0:

@@ -26,6 +26,7 @@ class MotionConfig:
     k: float = 6.0  # a still piece crosses 6 σ once in ~10^8 comparisons (Rayleigh tail exp(-k²/2))
     min_mm: float = 1.5
     settle_frames: int = 2
+    height_sigma_mm: float = 1.0  # 1-σ of a detection's height (its own, whatever the position σ)
 
 
 class Motion:
@@ -56,7 +57,7 @@ class Motion:
                 d = np.hypot(sample[0] - old[0], sample[1] - old[1])
                 dz = abs(sample[2] - old[2])
                 limit = max(cfg.min_mm, cfg.k * float(np.hypot(sample[3], old[3])))
-                if d > limit or dz > limit:
+                if d > limit or dz > max(cfg.min_mm, cfg.k * np.sqrt(2.0) * cfg.height_sigma_mm):
                     moving.append(tid)
                     if j == 0:
                         stepped.append(tid)

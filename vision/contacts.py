@@ -318,7 +318,8 @@ def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: 
     noise from where the incoming velocity would have carried it, and the incoming ray (forward from
     the sample before the kink, ``reach`` intervals long) or the outgoing one (backward from the
     sample after it) reaches the target's footprint within ``tol_mm`` (default 2 σ + 1 mm). The
-    nearest target along the ray is the one touched. Evidence "kinked"; the earliest per target."""
+    nearest target along the ray is the one touched. Evidence "kinked", or "kinked-ambiguous" for
+    both when the incoming and outgoing rays point at different targets; the earliest per target."""
     ts, xy = projectile.trajectory()
     keep = ts >= t_from - 1e-9
     ts, xy = ts[keep], xy[keep]
@@ -336,8 +337,9 @@ def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: 
         if k + 2 < len(ts) and ts[k + 2] > ts[k + 1]:
             v_out = (xy[k + 2] - xy[k + 1]) / (ts[k + 2] - ts[k + 1])
             rays.append((xy[k + 1], xy[k + 1] - v_out * dt * reach, ts[k + 1], -dt * reach))
-        best = None
+        found = []
         for p0, p1, t_ray, span in rays:
+            best = None
             for tgt in targets:
                 if tgt.id == projectile.id or tgt.id in out:
                     continue
@@ -346,6 +348,10 @@ def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: 
                 gap = dist - projectile.radius - tgt.radius
                 if gap <= tol and (best is None or s < best[0]):
                     best = (s, tgt.id, gap, t_ray + s * span)
-        if best is not None:
-            out[best[1]] = Contact(float(min(max(best[3], ts[k]), ts[k + 1])), projectile.id, best[1], best[2], "kinked")
+            if best is not None:
+                found.append(best)
+        ambiguous = len({b[1] for b in found}) > 1  # the rays in and out point at different pieces
+        for best in found:
+            out[best[1]] = Contact(float(min(max(best[3], ts[k]), ts[k + 1])), projectile.id, best[1], best[2],
+                                   "kinked-ambiguous" if ambiguous else "kinked")
     return sorted(out.values(), key=lambda c: c.t)

@@ -25,6 +25,9 @@ def register(sub) -> None:
     p.add_argument("--demo-pace", type=float, default=1.0, help="seconds between the demo players' actions")
     p.add_argument("--demo-auto-confirm", type=float, default=8.0,
                    help="seconds after which the demo's judge confirms a pending call (negative: never)")
+    p.add_argument("--demo-path", choices=["auto", "session", "truth"], default="auto",
+                   help="where the demo's calls come from: the live-table session (session), the simulator's true "
+                        "positions with an assumed sigma (truth), or the session when usable (auto, the default)")
     p.add_argument("--resume", action="store_true", help="with --demo: continue the match on the table instead of starting one")
     p.add_argument("--source", default="", help="video source, e.g. sim://morris?seed=3 (video and pieces only; "
                    "webcams come with the live-table session)")
@@ -73,11 +76,12 @@ def _serve(args) -> int:
     server = make_server(args.host, args.port, app, threaded=True)
     demo = None
     if args.demo:
-        from webui.demo import DemoTable
+        from webui.demo_session import start_demo
 
         auto = None if args.demo_auto_confirm < 0 else args.demo_auto_confirm
-        demo = DemoTable(app, seed=args.demo_seed, pace_s=args.demo_pace, auto_confirm_s=auto,
-                         new_match=not args.resume).start()
+        demo = start_demo(app, args.demo_path, seed=args.demo_seed, pace_s=args.demo_pace, auto_confirm_s=auto,
+                          new_match=not args.resume)
+        print(f"tableref: demo {app.extensions['tableref.demo']['label']}", flush=True)
     if video:
         video.start()
     host = f"[{args.host}]" if ":" in args.host else args.host

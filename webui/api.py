@@ -445,7 +445,8 @@ def get_evidence(evidence_id):
 
 @bp.get("/frame")
 def frame_info():
-    return jsonify(get_frames().info())
+    """The latest frame's pieces and homography; ``demo``: which demo path runs, if any."""
+    return jsonify({**get_frames().info(), "demo": current_app.extensions.get("tableref.demo")})
 
 
 # -- the event stream -----------------------------------------------------------------------------

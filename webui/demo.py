@@ -14,9 +14,10 @@ What runs, honestly:
 - every other fact (a move, a pass, a dunk) is the legal fact closest to the sim's ground truth,
   recorded as a fact by "demo referee (sim truth)".
 
-Frames, calls and facts go through :class:`webui.link.TableLink`, the seam the live-table session
-(issue 9) will use too. When ``sim.live`` lands (``sim://dino-dunk?seed=7``), it should replace
-:meth:`DemoTable._flick`.
+Frames, calls and facts go through :class:`webui.link.TableLink`. This is the *fallback* path:
+``tableref serve --demo`` runs :class:`webui.demo_session.SessionDemoTable` (every call from the
+live-table session) when the session package is usable, and this table otherwise; the live page
+says which one runs.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ class DemoTable:
         self._thread: threading.Thread | None = None
         self._scene = None
         self._sim = None
+        if "tableref.demo" not in app.extensions:  # started directly, not through start_demo
+            from webui.demo_session import LABEL_TRUTH, set_path
+
+            set_path(app, "truth", LABEL_TRUTH, "the simulator's truth demo was started directly")
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> "DemoTable":

@@ -128,3 +128,21 @@ def test_dispute_a_decided_call_on_the_judge_page(server, page):
     page.wait_for_selector(f"#audit tr[data-call='{cid}'] .st:has-text('overridden')", timeout=5000)
     assert "before: confirmed by table" in page.locator(f"#audit tr[data-call='{cid}']").text_content()
     assert server.client.get(f"/api/matches/{mid}").get_json()["state"]["score"]["home"] == 0
+
+
+def test_live_page_says_the_demo_runs_through_the_session(server, page):
+    from webui.demo_session import SessionDemoTable
+
+    demo = SessionDemoTable(server, seed=7, pace_s=0.05, fps=30, auto_confirm_s=0.5, hold_s=0.2, render_every=3).start()
+    try:
+        page.goto(server.base + "/", wait_until="domcontentloaded")
+        label = page.locator("#demo-path")
+        label.wait_for(timeout=30000)
+        assert "live-table session" in label.text_content() and "path-session" in label.get_attribute("class")
+        page.wait_for_selector("#mjpeg:not([hidden])", timeout=30000)
+        # the players' names (identity rows with the session's track ids) on the board and the video
+        page.wait_for_selector("#board text.id-label", timeout=30000)
+        page.wait_for_selector("#over text.id-label", timeout=30000)
+        page.wait_for_selector("#call .call", timeout=60000)
+    finally:
+        demo.stop()

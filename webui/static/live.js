@@ -134,6 +134,13 @@ document.addEventListener("keydown", (ev) => {
 });
 
 function setFrame(info) {
+  if (info && info.demo) {  // which demo path makes the calls (GET /api/frame only)
+    const d = info.demo;
+    $("demo-path").hidden = false;
+    $("demo-path").className = `demo-path path-${d.path}`;
+    $("demo-path").textContent = `demo: ${d.label}`;
+    $("demo-path").title = d.why || "";
+  }
   FRAME = info;
   const live = !!(info && info.live);
   $("mjpeg").hidden = !live;

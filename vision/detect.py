@@ -252,7 +252,11 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 continue
             _, best = min(fits)
             taken.append((px / s, py / s, kinds[best].radius))
-            xy.append((px / s, py / s))
+            # the blob is the top face and the base carried onto the top's plane: its inscribed
+            # circle sits half the parallax from the top face's centre, towards the base
+            c = np.array([[px / s, py / s]])
+            shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
+            xy.append(tuple((c - 0.5 * shift)[0]))
             kind_names.append(kinds[best].name)
             score.append(min(1.0, r / kinds[best].radius))
     n = len(xy)
@@ -374,6 +378,7 @@ class Detector:
     def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
         c0 = time.process_time()
         t0 = time.perf_counter()
+        self.reused = 0
         if self.method == "yolo":
             cand = yolo_candidates(frame, self.transform, self.detector, self.game, self.kinds, self.config)
             cand = _suppress_duplicates(cand, self.kinds)

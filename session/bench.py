@@ -232,6 +232,106 @@ def bench_fouls(count: int, seed: int, start: int, fig: SuiteFigures, oracle=Non
                                  "contacts": flick.contacts})
 
 
+class RealDetector:
+    """The real detector (:class:`vision.detect.Detector`, classical, on rendered 640×480 frames of
+    one scene through a framed camera): ``detector(frame, quality)`` for a session; ``truth_ids``
+    names each detection by the nearest simulator piece (for the bench's own bookkeeping only)."""
+
+    name = "vision.detect.Detector (classical, rendered 640x480 frames)"
+
+    def __init__(self, board, scene0, seed: int, size=(640, 480)):
+        from sim.render import render_scene
+        from sim.scene import Scene
+        from sim.style import clean_style
+        from vision.bench import framed_camera
+        from vision.detect import Detector
+
+        self.board, self.size = board, size
+        self.camera = framed_camera(np.random.default_rng(seed), board, size=size, tilt=(15.0, 35.0))
+        self.style = clean_style()
+        self._render = render_scene
+        empty = render_scene(board, Scene(scene0.game, scene0.board, []), self.camera, self.style, 1).image
+        self.detector = Detector(board, self.camera.transform(), background=empty, method="classical", attributes=True)
+        self.transform = self.camera.transform()
+        self.last_ids: list = []
+        self.cpu_ms: list = []
+        self._cache = {}
+
+    def render(self, scene, index: int):
+        key = id(scene.pieces)
+        if key not in self._cache:  # still frames share their Scene's pieces: render once
+            self._cache = {key: self._render(self.board, scene, self.camera, self.style, 7 + index).image}
+        return self._cache[key]
+
+    def __call__(self, frame, quality: str = "full"):
+        image = frame.image if frame.image is not None else self.render(frame.scene, frame.index)
+        c0 = time.process_time()
+        obs = self.detector(image, frame_index=int(frame.index), timestamp=float(frame.t))
+        self.cpu_ms.append(1000 * (time.process_time() - c0))
+        ids = []
+        for xy in obs.xy:
+            best, bd = "", 15.0
+            for p in frame.scene.pieces:
+                d = float(np.hypot(p.x - xy[0], p.y - xy[1]))
+                if d < bd:
+                    best, bd = p.id, d
+            ids.append(best)
+        self.last_ids = ids
+        return obs
+
+
+def bench_fouls_real(count: int, seed: int, start: int, fig: SuiteFigures) -> list:
+    """``dino-dunk/fouls`` through the real detector on rendered frames; returns its CPU ms per frame."""
+    from session.dino_dunk import DinoDunkSession
+    from sim.suites import _board, make_scenario
+    from sim.truth import dino_dunk_answers
+
+    cpu = []
+    for i in range(start, start + count):
+        scn = make_scenario("dino-dunk/fouls", i, seed)
+        board = _board(scn.board)
+        truth = dino_dunk_answers(scn, board)
+        pieces = [p.id for p in scn.initial.pieces if p.kind.startswith("disc-")]
+        real = RealDetector(board, scn.initial, seed=i)
+        session = DinoDunkSession(board, real, game=_StubDinoDunk(scn.meta, pieces), transform=real.transform)
+        steps, latency, named = [], None, False
+        for frame, t_rel in _frames(scn, 0.5, 30.0):
+            c0, w0 = time.process_time(), time.perf_counter()
+            events = session.step(frame)
+            steps.append(time.process_time() - c0)
+            if not named and t_rel >= -3.0 / 30:
+                for tid, truth_id in zip(session._last_obs.track_id, real.last_ids):
+                    if truth_id:
+                        session.assign(int(tid), truth_id)
+                named = True
+                _arm(session)
+            if latency is None and any(e["kind"] == "flick" and e.get("state") == "settled" for e in events):
+                latency = max(t_rel - (scn.run.settle_time or t_rel), 0.0) + (time.perf_counter() - w0)
+        cpu += real.cpu_ms
+        fig.scenes += 1
+        fig.frames += len(steps)
+        fig.step_s += steps
+        if latency is not None:
+            fig.latency_s.append(latency)
+        fig.identity_flicks += 1
+        fig.identity_kept += _identities_kept(session, real)
+        flick = session.flicks[-1] if session.flicks else None
+        if flick is None or flick.ruling is None:
+            fig.wrong += 1
+            fig.failures.append({"index": i, "why": "no flick" if flick is None else "; ".join(flick.notes)})
+            continue
+        if "carrier_struck" in flick.ruling.pending:
+            fig.asked += 1
+            continue
+        foul = bool(flick.ruling.facts.get("carrier_struck")) and scn.meta["actor"].split(":")[0] != scn.meta["offense"]
+        if foul == bool(truth.get("foul")):
+            fig.right += 1
+        else:
+            fig.wrong += 1
+            fig.failures.append({"index": i, "truth": bool(truth.get("foul")), "session": foul})
+    return cpu
+
+
 def bench_game_memory(seed: int = 3, target: int = 2) -> dict:
     """A whole simulated game (``session.simgame``) with a 640×480 BGR image on every frame: peak
     traced Python allocations and the process's peak RSS."""
@@ -256,7 +356,8 @@ def bench_game_memory(seed: int = 3, target: int = 2) -> dict:
             "rss_peak_mb": round(rss_kb / 1024, 1), "settle_compute_ms_p95": round(1e3 * float(np.percentile(lat, 95)), 1)}
 
 
-def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int = 10000, game: bool = True) -> dict:
+def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int = 10000, game: bool = True,
+               real_fouls: int = 0) -> dict:
     import resource
 
     out = {"detector": "oracle-with-noise (session.oracle.OracleDetector: σ 0.7 mm at rest, 3 mm airborne, 1% drops)",
@@ -270,6 +371,12 @@ def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int 
         f = SuiteFigures("dino-dunk/fouls")
         bench_fouls(fouls, seed, start, f)
         out["fouls"] = f.to_dict()
+    if real_fouls:
+        f = SuiteFigures("dino-dunk/fouls")
+        cpu = bench_fouls_real(real_fouls, seed, start, f)
+        out["fouls_real"] = {**f.to_dict(), "detector": RealDetector.name,
+                             "detector_cpu_ms_mean": round(float(np.mean(cpu)), 1) if cpu else None,
+                             "detector_cpu_ms_p95": round(float(np.percentile(cpu, 95)), 1) if cpu else None}
     if game:
         out["game"] = bench_game_memory()
     out["rss_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -294,6 +401,14 @@ def format_report(r: dict) -> str:
                      f"step {f['step_ms_mean']:.2f} ms mean, {f['step_ms_p95']:.2f} ms p95, {f['step_ms_max']:.1f} ms max "
                      f"per frame (budget 33.3 ms at 30 frames/s, one core); call after the physical settle "
                      f"{f['latency_ms_p50']:.0f} ms p50, {f['latency_ms_p95']:.0f} ms p95 (target 150)")
+    if "fouls_real" in r:
+        f = r["fouls_real"]
+        lines.append(f"  dino-dunk/fouls with the REAL detector ({f['detector']}, clean style): {f['scenes']} scenes; right "
+                     f"{f['right']} ({f['right_rate']:.1%}), asked {f['asked']}, wrong {f['wrong']}; identities kept "
+                     f"{f['identity_kept']}/{f['identity_flicks']}; detector CPU {f['detector_cpu_ms_mean']} ms mean, "
+                     f"{f['detector_cpu_ms_p95']} ms p95 per frame (all threads); session step incl. detector "
+                     f"{f['step_ms_mean']:.1f} ms mean, {f['step_ms_p95']:.1f} ms p95; call after the settle "
+                     f"{f['latency_ms_p95']:.0f} ms p95")
     if "game" in r:
         g = r["game"]
         lines.append(f"  whole game (seed {g['seed']}): {g['flicks']} flicks, right {g['right']}, asked {g['asked']}, wrong "
@@ -309,6 +424,8 @@ def main(args) -> int:
 
     if args.throws < 0 or args.fouls < 0:
         raise ValueError("--throws and --fouls must be >= 0")
-    report = bench_live(args.throws, args.fouls, args.seed, args.start, not args.no_game)
+    if getattr(args, "real", 0) < 0:
+        raise ValueError("--real must be >= 0")
+    report = bench_live(args.throws, args.fouls, args.seed, args.start, not args.no_game, getattr(args, "real", 0))
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

@@ -84,6 +84,24 @@ def rectify_card(image: np.ndarray, quad_px, size: tuple = (40, 56)) -> np.ndarr
     return cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
+def card_quads_px(transform, xy_mm, angle_deg, size_mm, height_mm=0.3) -> np.ndarray:
+    """(n, 4, 2) image px corners of cards known in **mat mm**: centres ``xy_mm`` (n, 2), turns
+    ``angle_deg`` (n,) (from +x towards +y), ``size_mm`` (n, 2) length along the turn and width,
+    seen on the plane of their top at ``height_mm`` through ``transform`` (a ``MatTransform``)."""
+    xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+    n = len(xy)
+    ang = np.radians(np.broadcast_to(np.asarray(angle_deg, np.float64), (n,)))
+    size = np.broadcast_to(np.asarray(size_mm, np.float64).reshape(-1, 2), (n, 2))
+    unit = np.array([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    out = np.zeros((n, 4, 2))
+    for i in range(n):
+        c, s_ = np.cos(ang[i]), np.sin(ang[i])
+        local = unit * size[i]
+        pts = xy[i] + local @ np.array([[c, s_], [-s_, c]])
+        out[i] = transform.mat_to_image(pts, height_mm)
+    return out
+
+
 # ------------------------------------------------------------------------------------------------
 # quad geometry (batch-first)
 

@@ -6,7 +6,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from vision.cards import (box_iou_batch, find_card_quads, order_clockwise, quad_area, quad_iou_batch, quads_to_xyxy,
+from vision.cards import (box_iou_batch, card_quads_px, find_card_quads, order_clockwise, quad_area, quad_iou_batch, quads_to_xyxy,
                           rectify_card, upright_corners)
 
 CARD_W, CARD_H = 126, 176  # 63 x 88 mm at 2 px/mm, portrait
@@ -119,3 +119,14 @@ def test_quad_geometry_batch_and_empty():
     assert np.allclose(box_iou_batch(quads_to_xyxy(q), quads_to_xyxy(q)), iou)
     assert box_iou_batch(np.zeros((0, 4)), quads_to_xyxy(q)).shape == (0, 2)
     assert quads_to_xyxy(np.zeros((0, 4, 2))).shape == (0, 4)
+
+
+def test_card_quads_px_through_a_transform():
+    class Scale:  # a stand-in MatTransform: 2 px per mm, no distortion
+        def mat_to_image(self, pts, height_mm=0.0):
+            return np.asarray(pts) * 2.0
+
+    q = card_quads_px(Scale(), [[100, 50]], [90.0], [[88, 63]])
+    assert q.shape == (1, 4, 2)
+    assert np.allclose(quads_to_xyxy(q), [[200 - 63, 100 - 88, 200 + 63, 100 + 88]])
+    assert card_quads_px(Scale(), np.zeros((0, 2)), [], np.zeros((0, 2))).shape == (0, 4, 2)

@@ -363,10 +363,14 @@ class Session:
         frame interval (see :func:`vision.contacts.noise_config`)."""
         from vision.contacts import noise_config
 
+        cached = getattr(flick, "_contact_config", None)
+        if cached is not None:
+            return cached
         sig = [float(np.median(f.obs.sigma)) for f in flick.frames if len(f.obs)]
         ts = [f.t for f in flick.frames]
         dt = float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
-        return noise_config(self.contact_config, float(np.median(sig)) if sig else 1.0, dt)
+        flick._contact_config = noise_config(self.contact_config, float(np.median(sig)) if sig else 1.0, dt)
+        return flick._contact_config
 
     def flick_tracks(self, flick: Flick, t0: float) -> list:
         """The tracks seen during the flick, cut to the samples from ``t0`` on (short arrays make
@@ -432,7 +436,9 @@ class Session:
         action = flick.ruling.action()
         flick.fact = action_to_dict(action) if not isinstance(action, dict) else dict(action)
         n = len(self.events)
-        self._emit({"kind": "call", "flick": flick.id, "fact": flick.fact, "verdicts": flick.calls()})
+        brief = [{"question": v.question, "answer": v.answer, "margin": round(float(v.margin), 3), "sigma": round(float(v.sigma), 3)}
+                 for v in getattr(flick.ruling, "verdicts", ())]  # the full verdicts (evidence shapes) are in flick.calls()
+        self._emit({"kind": "call", "flick": flick.id, "fact": flick.fact, "verdicts": brief})
         if not isinstance(action, dict):
             for e in self.game.push(action):
                 self._emit({**e.to_dict(), "source": "rules"})

@@ -277,7 +277,11 @@ class DinoDunkSession(Session):
         over = [v for v in over if v is not None]
         over_v = max(over, key=lambda v: v.margin) if over else None
         knocked = []
+        L, W = self.board.length_mm, self.board.width_mm
         for n in [n for n in flick.before if n in engine and n != piece]:
+            x, y = flick.after.get(n, (-1e9, -1e9))
+            if min(x, y, L - x, W - y) > 60.0:
+                continue  # well inside the mat: not out (skip the call)
             v = self._oob(obs, n, flick)
             if v is True or getattr(v, "answer", "") == "yes":
                 knocked.append(n)

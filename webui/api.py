@@ -30,6 +30,13 @@ def body() -> dict:
     return data
 
 
+def board_ref(value) -> str:
+    """A board ref from a request body ("game/name"), checked to be text."""
+    if not isinstance(value, str) or not value:
+        raise InputError("board: expected a board ref like 'dino-dunk/tropic-turf'")
+    return value
+
+
 def current_or_404() -> str:
     mid = record.current_match_id(get_store())
     if mid is None:
@@ -251,7 +258,7 @@ def registration():
     from webui import registration as reg
 
     data = body()
-    board = boards.load(current_app.config["DATA_DIR"], data.get("board") or "")
+    board = boards.load(current_app.config["DATA_DIR"], board_ref(data.get("board")))
     if data.get("reset"):
         reg.forget(current_app._get_current_object(), board.ref)
     return jsonify(reg.register_latest(current_app._get_current_object(), board))
@@ -262,7 +269,7 @@ def empty_mat():
     """Capture the latest frame as the empty mat of {board} (for the classical detector)."""
     from webui import registration as reg
 
-    board = boards.load(current_app.config["DATA_DIR"], body().get("board") or "")
+    board = boards.load(current_app.config["DATA_DIR"], board_ref(body().get("board")))
     return jsonify(reg.capture_empty_mat(current_app._get_current_object(), board)), 201
 
 
@@ -380,12 +387,12 @@ def put_profile():
 
 
 # -- accuracy self-test ----------------------------------------------------------------------------
-def _sheet(board_ref, piece=None) -> dict:
+def _sheet(ref, piece=None) -> dict:
     from webui import selftest
 
     if piece is not None and not isinstance(piece, str):
         raise InputError("piece: expected a piece kind like disc-medium")
-    return selftest.layout(boards.load(current_app.config["DATA_DIR"], board_ref or ""), piece)
+    return selftest.layout(boards.load(current_app.config["DATA_DIR"], board_ref(ref)), piece)
 
 
 @bp.get("/selftest/sheet")

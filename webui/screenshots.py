@@ -1,7 +1,9 @@
 """Screenshots of every page on the demo table, for the README: ``python -m webui.screenshots docs/img``.
 
 Needs Debian's ``/usr/bin/chromium`` (Playwright drives it; nothing is downloaded). The demo runs
-with no automatic judge so that a too-close call is waiting on the live and judge pages.
+through the live-table session (:mod:`webui.demo_session`); once a side has scored its automatic
+judge is switched off, so that a too-close call is waiting on the live and judge pages. The camera
+page shows a calibration solved from synthetic views of the ChArUco board.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def main(out_dir: str = "docs/img") -> int:
     from werkzeug.serving import make_server
 
     from webui import create_app
-    from webui.demo import DemoTable
+    from webui.demo_session import SessionDemoTable
     from webui.store import Store
 
     out = Path(out_dir)
@@ -32,21 +34,26 @@ def main(out_dir: str = "docs/img") -> int:
         srv = make_server("127.0.0.1", 0, app, threaded=True)
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         base = f"http://127.0.0.1:{srv.port}"
-        demo = DemoTable(app, seed=11, pace_s=0.3, auto_confirm_s=None, near_miss_every=2).start()
+        demo = SessionDemoTable(app, seed=7, pace_s=0.3, auto_confirm_s=0.5, fps=20).start()
         store = Store(tmp)
-        deadline = time.time() + 120
-        while time.time() < deadline:  # wait for a score and a call waiting for a person
+        _calibrate(app)
+        deadline = time.time() + 300
+        while time.time() < deadline:  # wait for a score, then for a call waiting for a person
             mid = demo.match_id
             if mid:
                 rep = app.extensions["tableref.hub"].replayed(store, mid)
-                if rep.pending_calls() and any(rep.game.state.get("score", {}).values()):
-                    break
+                if any(rep.game.state.get("score", {}).values()):
+                    demo.auto_confirm_s = None
+                    if rep.pending_calls():
+                        break
             time.sleep(0.5)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
             page = browser.new_page(viewport={"width": 1366, "height": 860})
             shots = [("live", "/", None), ("judge", "/judge", ".judge-item"), ("setup", "/setup", "#boards tr"),
-                     ("editor", "/setup/board/dino-dunk/tropic-turf", "circle.handle"), ("matches", "/matches", "tr[data-id]")]
+                     ("editor", "/setup/board/dino-dunk/tropic-turf", "circle.handle"), ("matches", "/matches", "tr[data-id]"),
+                     ("setup-camera", "/setup/camera", "#result .rms"), ("setup-identities", "/setup/identities", "#board text.id-label"),
+                     ("setup-teach", "/setup/teach", "#task option"), ("setup-selftest", "/setup/selftest", "#sheet circle")]
             for name, url, sel in shots:
                 page.goto(base + url, wait_until="domcontentloaded")
                 if sel:
@@ -68,6 +75,30 @@ def main(out_dir: str = "docs/img") -> int:
     _shrink(out)
     print(f"screenshots in {out}/")
     return 0
+
+
+def _calibrate(app) -> None:
+    """Solve a camera calibration from synthetic views of the ChArUco board (the demo camera's K)."""
+    import cv2
+    import numpy as np
+
+    from calibration.config import load_config
+    from calibration.synthetic import camera_matrix, charuco_view, fit_distance
+    from webui import camera
+
+    icfg = load_config().intrinsics
+    size = (960, 640)
+    K = camera_matrix(size, 67.3)
+    extent = np.array([[0, 0], [icfg.squares_x * icfg.square_mm, 0], [icfg.squares_x * icfg.square_mm, icfg.squares_y * icfg.square_mm],
+                       [0, icfg.squares_y * icfg.square_mm]], float)
+    rng = np.random.default_rng(7)
+    for i, (tilt, az, roll) in enumerate([(0, 90, 0), (25, 0, 10), (25, 90, -15), (25, 180, 20), (25, 270, -5),
+                                          (40, 45, 0), (40, 135, 25), (40, 225, -20), (40, 315, 5), (15, 60, 30)]):
+        R, t = fit_distance(extent, K, size, tilt, az, fill=0.6, roll_deg=roll)
+        t = t + np.array([rng.uniform(-90, 90), rng.uniform(-50, 50), 0.0])
+        img = charuco_view(icfg, K, R, t, size, px_per_mm=4.0, noise_sigma=1.0, seed=i)
+        camera.add_view(app, cv2.imencode(".png", img)[1].tobytes(), "upload")
+    camera.solve(app)
 
 
 def _shrink(out: Path) -> None:

@@ -119,7 +119,9 @@ class DodoDashSession(Session):
         step = float(np.median(dt_all)) if len(dt_all) else 1 / 30
         sig = sig.astype(float).copy()
         moving = np.flatnonzero(np.hypot(*np.diff(xy, axis=0).T) > 4 * np.maximum(sig[:-1], sig[1:]))
-        if len(moving):  # the flick itself happened somewhere in the first moving interval
+        if len(moving) and z[int(moving[0])] - spec_h <= max(2.0, 2 * self._rest_sigma()):
+            # flicked along the mat: the flick itself (and any racer right beside the token) is hidden
+            # in the first moving interval. A token thrown from the hand starts in the air, clear.
             j = int(moving[0])
             blur = float(np.hypot(*(xy[j + 1] - xy[j]))) / 2.0
             sig[j + 1] = max(sig[j + 1], blur)
@@ -195,8 +197,35 @@ class DodoDashSession(Session):
         if len(rows) < 2:
             return None
         size = rows[-1][5]
-        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
-                np.array([r[3] for r in rows]), np.array([r[4] for r in rows]), tuple(size) if size[0] > 0 else None)
+        t, xy, top = np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
+        sig = np.array([r[3] for r in rows], dtype=float)
+        spec_h = self.specs.piece(GAME, self.tracker.tracks[track_id].kind).height if track_id in self.tracker.tracks else 0.0
+        xy, sig = self._smooth_flight(t, xy, top - spec_h, sig)
+        return t, xy, top, sig, np.array([r[4] for r in rows]), tuple(size) if size[0] > 0 else None
+
+    smooth_half = 2  # samples each side of a flight sample in its straight-line fit
+
+    def _smooth_flight(self, t, xy, z, sig):
+        """In the air a token's path is smooth (no friction; a Feather curves slowly), so each airborne
+        sample is replaced by a straight-line fit over its airborne neighbours (``smooth_half`` each
+        side): σ falls by about √(2·smooth_half+1). Samples on the mat, and the two either side of the
+        landing, are kept as seen. Bounces are found on the raw track."""
+        air = z > max(2.0, 2 * self._rest_sigma())
+        out, s_out = xy.copy(), sig.copy()
+        h = self.smooth_half
+        for j in np.flatnonzero(air):
+            lo, hi = max(j - h, 0), min(j + h + 1, len(t))
+            idx = [i for i in range(lo, hi) if air[i]]
+            if len(idx) < 3:
+                continue
+            tt = t[idx] - t[j]
+            A = np.column_stack([np.ones(len(idx)), tt])
+            coef, *_ = np.linalg.lstsq(A, xy[idx], rcond=None)
+            out[j] = coef[0]
+            # variance of the fitted value at tt = 0 for independent samples of σ
+            cov = np.linalg.inv(A.T @ A)
+            s_out[j] = float(np.sqrt(cov[0, 0]) * np.max(sig[idx]))
+        return out, s_out
 
     def _rest_sigma(self) -> float:
         cfg = getattr(self.detector, "config", None)

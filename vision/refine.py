@@ -49,12 +49,12 @@ class RefineConfig:
     sigma_scale: float = 2.0
     min_contrast: float = 20.0
     max_rms_fraction: float = 0.6
-    growth_prior: float = 0.01
+    growth_prior: float = 1.0
     max_growth_px: float = 2.0
     outline_band_only: bool = True
     huber_k: float = 3.0
-    inner_art_px: float = 2.0
-    shadow_min: float = 0.6
+    inner_art_px: float = 0.0
+    shadow_min: float = 0.45
     shadow_out: float = 0.3
     converged_px: float = 0.05
     threads: int = 2

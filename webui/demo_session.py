@@ -225,10 +225,14 @@ class SessionDemoTable:
                 if isinstance(action, R.ChooseCarrier):  # a reset: the players confirm the new layout
                     self.session.assign_at([(p.id, p.x, p.y) for p in ep.frames[0].pieces if not p.attributes.get("static")])
             n_flicks = len(self.session.flicks)
+            self._before = ep.frames[0]
+            self._flick_jpegs = [self._jpeg]
             for i, scene in enumerate(ep.frames[1:]):
                 if self._stop.is_set():
                     return
                 self._show(scene, render=i % self.render_every == 0)
+                if i % self.render_every == 0:
+                    self._flick_jpegs.append(self._jpeg)
             for _ in range(hold):
                 self._show(ep.frames[-1], render=False)
             truth_fact = next((c for c in ep.calls if c["kind"] == "rules-action" and c.get("type") in FACT_FIELDS), None)
@@ -274,7 +278,8 @@ class SessionDemoTable:
             if main["answer"] == "too_close":
                 main = {**main, "answer": "yes"}
             # the session was sure: the call is applied at once, its fact tied to it (so it can be disputed)
-            out = self.link.call({**main, "confidence": 1.0, "proposed_action": flick.fact, "alternative_action": None})
+            out = self.link.call({**main, **self._evidence(), "confidence": 1.0, "proposed_action": flick.fact,
+                                  "alternative_action": None})
             self._check_against_truth(out["id"], flick, truth)
             return
         # too close: the record holds the call until a person (or the demo's judge) decides
@@ -285,7 +290,8 @@ class SessionDemoTable:
         alternative = action_to_dict(_resolved(ruling, open_facts, flipped).action()) if len(flipped) == len(open_facts) else None
         main = self._main_verdict(flick, prefer_open=open_facts) or {"question": f"{ruling.name}: {', '.join(open_facts)}?",
                                                                       "answer": "too_close"}
-        out = self.link.call({**main, "answer": "too_close", "proposed_action": proposed, "alternative_action": alternative})
+        out = self.link.call({**main, **self._evidence(), "answer": "too_close", "proposed_action": proposed,
+                              "alternative_action": alternative})
         cid = out["id"]
         asked = time.monotonic()
         while not self._stop.is_set():
@@ -315,6 +321,17 @@ class SessionDemoTable:
             self.session.confirm(by="dashboard")
         if by_demo_judge and status in ("confirmed", "overridden"):
             self._check_against_truth(cid, flick, truth)  # an open fact was right, another one wrong
+
+    def _evidence(self) -> dict:
+        """The flick's rendered frames (at most 8, before to after) as evidence images, and the
+        ghost of the pieces before it."""
+        jpegs = [j for j in getattr(self, "_flick_jpegs", []) if j]
+        picks = sorted({round(i * (len(jpegs) - 1) / 7) for i in range(8)}) if len(jpegs) > 8 else range(len(jpegs))
+        ids = [self.link.evidence(jpegs[i], self.match_id) for i in picks]
+        before = getattr(self, "_before", None)
+        ghost = [{"xy": [p.x, p.y], "radius": p.radius, "id": p.id, "team": str(p.attributes.get("team", ""))}
+                 for p in (before.pieces if before is not None else []) if p.radius > 0][:64]
+        return {"evidence_images": ids, "ghost": ghost}
 
     def _check_against_truth(self, cid: str, flick, truth: dict) -> None:
         """A confident call the simulator's truth contradicts: the demo's judge disputes it and

@@ -32,6 +32,7 @@ def test_session_demo_records_the_sessions_calls(app, client):
         assert rows, f"the session demo made no calls: {demo.status}"
         calls = [r for r in rows if r["kind"] == "call"]
         assert all(r["actor"] == "referee (live-table session)" for r in calls)
+        assert any(r["data"]["verdict"]["evidence"]["frames"] and r["data"]["verdict"]["evidence"]["ghost"] for r in calls)
         facts = [r for r in rows if r["kind"] == "fact" and r["data"].get("call")]
         assert facts and {f["data"]["call"] for f in facts} <= {c["data"]["id"] for c in calls}
         idents = [r for r in rows if r["kind"] == "identity"]

@@ -59,6 +59,11 @@ def _serve(args) -> int:
         raise ServeError(f"--port must be 0..65535, got {args.port}")
     if args.demo and args.source:
         raise ServeError("--demo brings its own simulated table: give --demo or --source, not both")
+    if args.data:
+        import os
+
+        # one data folder for the whole process: vision.classify finds taught profiles under TABLEREF_HOME
+        os.environ["TABLEREF_HOME"] = str(args.data)
     config = {"DATA_DIR": str(args.data or default_data_dir()), "TOKEN": args.token,
               "SOURCE": "sim (demo)" if args.demo else args.source}
     if is_loopback(args.host) and ":" not in args.host:

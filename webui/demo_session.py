@@ -241,6 +241,7 @@ class SessionDemoTable:
                 new = self.session.flicks[n_flicks:]
                 self._bridge(new[-1] if new else None, truth, ep.frames[-1])
                 self.flicks += 1
+            self._sync_identities()
             if self.bot.over or self.link.snapshot(self.match_id)["outcome"] is not None:
                 self._idle(ep.frames[-1], 5.0)
                 return
@@ -262,6 +263,20 @@ class SessionDemoTable:
             except record.StoreError as exc:
                 log.warning("demo: could not name %s: %s", truth_id, exc)
         self.named = True
+
+    def _sync_identities(self) -> None:
+        """The tracker's names (they move to new tracks after a reset, when the players confirm the
+        layout) into the record, where they changed."""
+        known = self.link.identities(self.match_id)
+        positions = self.session.positions()
+        for name, track in self.session.names().items():
+            if known.get(name, {}).get("track") != track:
+                xy = [float(v) for v in positions[name]] if name in positions else None
+                try:
+                    record.assign_identity(self.link.store, self.link.hub, self.match_id, name, int(track), xy,
+                                           "demo players (layout confirmed)")
+                except record.StoreError as exc:
+                    log.warning("demo: could not record %s: %s", name, exc)
 
     def _bridge(self, flick, truth: dict, last_scene) -> None:
         """The session's outcome of one flick into the record."""

@@ -199,7 +199,8 @@ class DemoTable:
             self.match_id = self._ensure_match(store)
             return
         if pending:
-            waited = time.time() - pending[0]["t"]
+            since = pending[0]["disputes"][-1]["t"] if pending[0].get("disputes") else pending[0]["t"]
+            waited = time.time() - since  # a disputed call waits afresh from its dispute
             if self.auto_confirm_s is not None and waited > self.auto_confirm_s:
                 record.decide(store, self.hub, pending[0]["id"], "confirm", "demo judge",
                               "demo: confirmed the referee's default after waiting for a person")

@@ -202,8 +202,12 @@ class DemoTable:
             since = pending[0]["disputes"][-1]["t"] if pending[0].get("disputes") else pending[0]["t"]
             waited = time.time() - since  # a disputed call waits afresh from its dispute
             if self.auto_confirm_s is not None and waited > self.auto_confirm_s:
-                record.decide(store, self.hub, pending[0]["id"], "confirm", "demo judge",
-                              "demo: confirmed the referee's default after waiting for a person")
+                try:
+                    record.decide(store, self.hub, pending[0]["id"], "confirm", "demo judge",
+                                  "demo: confirmed the referee's default after waiting for a person")
+                except record.StoreError as exc:  # a disputed call whose decision no longer replays
+                    log.warning("demo judge could not decide %s: %s", pending[0]["id"], exc)
+                    self._idle(self.auto_confirm_s)
             return
         legal = [game.action_to_dict(a) for a in game.legal_actions()]
         if not legal:

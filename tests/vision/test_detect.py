@@ -57,7 +57,7 @@ def test_classical_finds_every_disc_with_its_size_and_sub_mm(frame):
     for p in scene.pieces:
         i, err = _nearest(obs, (p.x, p.y))
         assert obs.kind[i] == p.kind, (p.id, obs.kind[i])
-        assert err < 1.5, (p.id, err)  # about 0.7 image px: the renderer's anti-aliased fills and print
+        assert err < 0.8, (p.id, err)
         assert 0 < obs.sigma[i] < 1.5
     assert set(det.timings_ms) == {"detect", "refine", "attributes"}
 
@@ -83,7 +83,7 @@ def test_yolo_path_maps_classes_refines_round_pieces_and_reports_hands(frame):
     assert det.occluders.shape == (1, 4)
     for p in scene.pieces:
         i, err = _nearest(obs, (p.x, p.y))
-        assert obs.kind[i] == p.kind and err < 1.5, (p.id, obs.kind[i], err)
+        assert obs.kind[i] == p.kind and err < 0.8, (p.id, obs.kind[i], err)
 
 
 @pytest.mark.parametrize("game,cls,expected", [

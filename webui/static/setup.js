@@ -44,7 +44,8 @@ async function register(reset) {
   out.className = "";
   out.innerHTML = `<table class="kv"><tr><th>markers</th><td class="found">${TR.esc(found)}</td></tr>
     <tr><th>residual</th><td>${r.residual_px.toFixed(3)} px over ${r.n_points} corners</td></tr>
-    <tr><th>σ on the mat</th><td>${r.sigma_mm_median.toFixed(2)} mm median, ${r.sigma_mm_max.toFixed(2)} mm worst</td></tr></table>${drift}`;
+    <tr><th>σ on the mat</th><td>${r.sigma_mm_median.toFixed(2)} mm median, ${r.sigma_mm_max.toFixed(2)} mm worst</td></tr>
+    <tr><th>camera</th><td class="camnote">${TR.esc(r.camera || "")} (<a href="/setup/camera">calibrate</a>)</td></tr></table>${drift}`;
 }
 let REGTIMER = null;
 $("regnow").addEventListener("click", () => register(false));

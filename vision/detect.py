@@ -74,6 +74,7 @@ class DetectConfig:
     yolo_iou: float = 0.5
     box_sigma_fraction: float = 0.08
     mask_grow_px: float = 0.75
+    mask_scale: float = 0.5
     reuse_mm: float = 3.0
     reuse_level: float = 2.0
     refine: RefineConfig = field(default_factory=RefineConfig)
@@ -132,7 +133,7 @@ def class_to_kind(game: str, class_name: str, kinds: dict) -> str | None:
 class Background:
     """The empty mat, captured at setup (BGR image px), blurred once."""
 
-    def __init__(self, image: np.ndarray, blur_px: float = 1.5, lift_gain: float = 1.0):
+    def __init__(self, image: np.ndarray, blur_px: float = 1.5, lift_gain: float = 1.0, scale: float = 0.5):
         import cv2
 
         if image is None or image.size == 0:
@@ -141,6 +142,12 @@ class Background:
         self.image = cv2.GaussianBlur(image, (0, 0), blur_px).astype(np.int16)
         self.blur_px = blur_px
         self.lift_gain = lift_gain
+        self.scale = scale
+        blurred = self.image.astype(np.uint8)
+        if scale != 1.0:
+            size = (max(1, int(round(image.shape[1] * scale))), max(1, int(round(image.shape[0] * scale))))
+            blurred = cv2.resize(blurred, size, interpolation=cv2.INTER_AREA)
+        self.small = blurred
 
     def foreground(self, frame: np.ndarray, threshold: float) -> np.ndarray:
         """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
@@ -153,12 +160,18 @@ class Background:
             raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
                               f"{self.image.shape[1]}x{self.image.shape[0]}: capture the empty mat again")
         blurred = cv2.GaussianBlur(frame, (0, 0), self.blur_px)
-        diff = foreground_distance(blurred, self.image.astype(np.uint8))
+        small, ref = blurred, self.small
+        if self.scale != 1.0:  # the mask only finds pieces (the fit is at full resolution): half size is enough
+            small = cv2.resize(blurred, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_AREA)
+        diff = foreground_distance(small, ref)
         # a shadow only darkens: anything clearly brighter than the empty mat is a piece too (a pale
         # disc of the mat's own hue)
-        lift = (blurred.astype(np.int16) - self.image).max(axis=2).astype(np.float32)
+        lift = (small.astype(np.int16) - ref).max(axis=2).astype(np.float32)
         diff = np.maximum(diff, lift * self.lift_gain)
         _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
+        if self.scale != 1.0:
+            mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_LINEAR)
+            mask = np.where(mask >= 128, 255, 0).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return mask
 
@@ -346,7 +359,8 @@ class Detector:
         self.game = board.game
         self.kinds = piece_kinds(specs, self.game)
         self.round = round_kinds(specs, self.game)
-        self.background = Background(background, self.config.blur_px) if background is not None else None
+        self.background = Background(background, self.config.blur_px, scale=self.config.mask_scale) \
+            if background is not None else None
         self.detector = None
         if method in ("yolo", "auto"):
             if callable(model):

@@ -10,8 +10,9 @@ Views (``view``):
   5% of the mat's centre, and the camera at 1.0–1.15× the least height that keeps the whole mat
   (not its outer markers) 8 px inside the frame: the mat fills most of the frame, about 1.4–2.5 mm
   per image px at the mat's centre.
-- ``wide``: the simulator's own random camera (``sim/render.yaml``: markers in view, up to 60°,
-  often far back, up to ~4 mm/px), reported separately: sub-mm there asks for a tenth of a pixel.
+- ``wide``: the simulator's own random camera (``sim.camera.random_camera``: markers in view, any
+  yaw, tilt limited to 0–50° here, often far back, up to ~4 mm/px), reported separately: sub-mm
+  there asks for a tenth of a pixel or better.
 
 The registration is the true one (``Camera.transform()``): this measures detection and
 refinement, not the marker registration. The empty mat is rendered once per frame with the same
@@ -93,7 +94,7 @@ def framed_camera(rng: np.random.Generator, board, size=(640, 480), tilt=(0.0, 5
 
 def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 480), suites=SUITES, progress=None):
     """Yield ``n`` :class:`BenchFrame` (scene i of suite i mod len(suites), its last or a random frame)."""
-    from sim.camera import random_camera
+    from sim.camera import CameraRanges, random_camera
     from sim.export import render_seed
     from sim.render import render_scene
     from sim.scene import Scene
@@ -110,7 +111,8 @@ def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 
         frames = scn.run.frames
         fi = len(frames) - 1 if rng.random() < 0.5 else int(rng.integers(len(frames)))
         scene = frames[fi]
-        camera = framed_camera(rng, board, size) if view == FRAMED else random_camera(rng, board, size=size)
+        camera = framed_camera(rng, board, size) if view == FRAMED else \
+            random_camera(rng, board, CameraRanges(tilt_deg=(0.0, 50.0)), size=size)
         style = random_style(rng)
         res = render_scene(board, scene, camera, style, render_seed(iseed, fi))
         empty = render_scene(board, Scene(scene.game, scene.board, [], scene.t), camera, replace(style, occluders=()),

@@ -38,7 +38,8 @@ def register(sub) -> None:
     vp.add_argument("--view", action="append", choices=("framed", "wide"),
                     help="camera view: framed (the mat fills the frame: the bars) or wide (the simulator's cameras); "
                          "default both")
-    vp.add_argument("--method", action="append", choices=("classical", "yolo"), help="detector (default both)")
+    vp.add_argument("--method", action="append", choices=("classical", "yolo", "hybrid"),
+                    help="detector (default: all three)")
     vp.add_argument("--model", help="detector model (default models/detector/detector.onnx)")
     vp.add_argument("--seed", type=int, default=90210, help="suite seed (the detector trained on seed 11)")
     vp.add_argument("--threads", type=int, default=2, help="OpenCV and ONNX Runtime threads (default 2)")
@@ -121,7 +122,7 @@ def _vision(args) -> int:
         if sys.stderr.isatty():
             print(f"\r{done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
-    report = run_bench(args.frames, tuple(args.view or ("framed", "wide")), tuple(args.method or ("classical", "yolo")),
+    report = run_bench(args.frames, tuple(args.view or ("framed", "wide")), tuple(args.method or ("classical", "yolo", "hybrid")),
                        model=args.model, seed=args.seed, threads=args.threads, progress=progress)
     print(format_report(report))
     if args.json:

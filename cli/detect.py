@@ -4,7 +4,7 @@
   it the mat is registered from its ArUco markers in IMAGE (``--camera CAM`` for the intrinsics)
 - ``--background EMPTY.png`` the empty mat from the same camera (the classical detector needs it; the
   refinement of round pieces is better with it)
-- ``--detector classical|yolo|auto`` (auto: the shipped YOLO model if present, else classical)
+- ``--detector classical|yolo|hybrid|auto`` (auto: hybrid with the shipped model and an empty mat)
 - ``--json`` prints the Observation (``Observation.to_pieces``); ``--annotate out.png`` draws it
 """
 
@@ -22,7 +22,9 @@ def register(sub) -> None:
                                                         "from the markers in IMAGE")
     p.add_argument("--camera", metavar="CAM", help="camera intrinsics file (`tableref calibrate camera`), for marker registration")
     p.add_argument("--background", metavar="EMPTY", help="the empty mat photographed from the same camera")
-    p.add_argument("--detector", default="auto", choices=("classical", "yolo", "auto"), help="detector (default auto)")
+    p.add_argument("--detector", default="auto", choices=("classical", "yolo", "hybrid", "auto"),
+                   help="detector: classical (round pieces, needs --background), yolo (every class), hybrid (both), "
+                        "auto (hybrid when it can; default)")
     p.add_argument("--model", help="detector model (.onnx or .pt; default models/detector/detector.onnx)")
     p.add_argument("--config", help="detection settings overriding vision/config.yaml")
     p.add_argument("--no-attributes", action="store_true", help="skip team / colour / face classification")

@@ -241,7 +241,7 @@ def summarise(t: Tally) -> dict:
             "misses": t.misses[:20]}
 
 
-def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yolo"), model=None, seed: int = BENCH_SEED,
+def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yolo", "hybrid"), model=None, seed: int = BENCH_SEED,
               threads: int = 2, progress=None, attributes: bool = False) -> dict:
     """Run every method on the same frames of each view; returns a JSON-able report."""
     import cv2
@@ -253,7 +253,7 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
     specs = load_specs()
     config = DetectConfig.load()
     loaded = None
-    if "yolo" in methods:
+    if "yolo" in methods or "hybrid" in methods:
         loaded = load_model(model or DEFAULT_MODEL, config)
     report = {"seed": seed, "frames_per_view": frames, "threads": threads, "model": str(model or DEFAULT_MODEL) if loaded else None,
               "views": {}}
@@ -268,7 +268,7 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
             rk = {k.name for k in kinds.values() if k.round}
             for m in methods:
                 det = Detector(fr.board, fr.transform, specs=specs, background=fr.empty, config=config,
-                               model=loaded if m == "yolo" else None, method=m, attributes=attributes)
+                               model=loaded if m != "classical" else None, method=m, attributes=attributes)
                 obs = det(fr.image, 0, 0.0)
                 reported = {k.name for k in det.round} if m == "classical" else set(kinds) | {"ball"}
                 score_frame(tallies[m], obs, fr, reported, rk)
@@ -299,12 +299,14 @@ def format_report(report: dict) -> str:
                          f"{s['cpu_ms_total']:.1f} ({stages}) = {s['fps_cpu'] or 0:.1f} fps of CPU; wall {s['ms_total']:.1f}")
             lines.append(f"{'':10s} tp {s['tp']} fn {s['fn']} fp {s['fp']}; missed by kind: "
                          + ", ".join(f"{k} {c['missed']}/{c['found'] + c['missed']}" for k, c in s["per_kind"].items() if c["missed"]))
-        if len(v["methods"]) == 2:
-            a, b = list(v["methods"].values())
+        names = list(v["methods"])
+        for mb in names[1:]:
+            a, b = v["methods"][names[0]], v["methods"][mb]
             ra, rb = a["round"].get("median_mm"), b["round"].get("median_mm")
             ta, tb = a["cpu_ms_total"], b["cpu_ms_total"]
-            if ra and rb and ta and tb:
-                ma, mb = list(v["methods"])
-                lines.append(f"ratios {mb}/{ma}: round median error {rb / ra:.2f}, time {tb / ta:.2f}, "
-                             f"recall {b['recall'] / max(a['recall'], 1e-9):.3f}")
+            ratio_err = f"{rb / ra:.2f}" if ra and rb else "n/a"
+            ratio_t = f"{tb / ta:.2f}" if ta and tb else "n/a"
+            lines.append(f"ratios {mb}/{names[0]}: round median error {ratio_err}, CPU time {ratio_t}, "
+                         f"recall {b['recall'] / max(a['recall'], 1e-9):.3f}, precision "
+                         f"{b['precision'] / max(a['precision'], 1e-9):.3f}")
     return "\n".join(lines)

@@ -35,7 +35,7 @@ from vision.refine import RefineConfig, refine_discs
 CONFIG_PATH = Path(__file__).resolve().parent / "config.yaml"
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL = ROOT / "models" / "detector" / "detector.onnx"
-METHODS = ("classical", "yolo", "auto")
+METHODS = ("classical", "yolo", "hybrid", "auto")
 
 # pieces refined as upright cylinders (round footprint, flat top)
 ROUND_SHAPES = ("disc",)
@@ -325,6 +325,21 @@ def _suppress_duplicates(cand: Candidates, kinds: dict) -> Candidates:
     return Candidates(cand.xy[keep], [cand.kind[i] for i in keep], cand.score[keep], cand.xyxy[keep], cand.occluders)
 
 
+def _merge(classical: Candidates, yolo: Candidates, kinds: dict) -> Candidates:
+    """Hybrid: the classical round pieces, plus YOLO's other pieces (figures, cards, projectiles) and
+    the round ones it found where the empty-mat difference found nothing; hands from both."""
+    keep = []
+    for i, k in enumerate(yolo.kind):
+        if kinds[k].round and len(classical.xy) and \
+                np.min(np.linalg.norm(classical.xy - yolo.xy[i], axis=1)) < max(kinds[k].radius, 10.0):
+            continue
+        keep.append(i)
+    keep = np.array(keep, dtype=int)
+    return Candidates(np.vstack([classical.xy, yolo.xy[keep]]), list(classical.kind) + [yolo.kind[i] for i in keep],
+                      np.concatenate([classical.score, yolo.score[keep]]), np.vstack([classical.xyxy, yolo.xyxy[keep]]),
+                      np.vstack([classical.occluders, yolo.occluders]))
+
+
 class Detector:
     """Frame (BGR, image px) → :class:`Observation` (mat mm), built once per table set-up.
 
@@ -333,8 +348,9 @@ class Detector:
     image, same size as the frames; needed by the classical path, used by the refinement of both),
     ``config`` (:class:`DetectConfig`; ``vision/config.yaml`` if None), ``model`` a path to an
     ``.onnx`` / ``.pt`` detector or a callable returning :class:`vision.yolo.Detections`
-    (``models/detector/detector.onnx`` if None and ``method`` is yolo/auto), ``method`` one of
-    ``classical``, ``yolo``, ``auto`` (yolo when a model is there, else classical), ``attributes``
+    (``models/detector/detector.onnx`` if None), ``method`` one of ``classical`` (round pieces from
+    the empty-mat difference), ``yolo`` (every class from the model), ``hybrid`` (classical round
+    pieces + YOLO's others), ``auto`` (hybrid with a model and an empty mat, else what is possible), ``attributes``
     whether to classify team / colour / face / card, ``profile`` a ``tableref teach`` profile.
 
     ``reuse``: in a live loop most pieces lie still; a round piece found again at the same place
@@ -362,20 +378,25 @@ class Detector:
         self.background = Background(background, self.config.blur_px, scale=self.config.mask_scale) \
             if background is not None else None
         self.detector = None
-        if method in ("yolo", "auto"):
+        if method in ("yolo", "hybrid", "auto"):
             if callable(model):
                 self.detector = model
             else:
                 path = Path(model) if model else DEFAULT_MODEL
                 if path.is_file():
                     self.detector = load_model(path, self.config)
-                elif method == "yolo":
+                elif method in ("yolo", "hybrid"):
                     raise DetectError(f"{path}: no detector model (train one with `tableref train detector`)")
         if self.detector is None and self.background is None:
             raise DetectError("the classical detector needs the empty mat (--background EMPTY.png) and no model was given")
-        self.method = "yolo" if self.detector is not None else "classical"
+        if method == "hybrid" and self.background is None:
+            raise DetectError("the hybrid detector needs the empty mat (--background EMPTY.png)")
+        if method == "auto":
+            method = "hybrid" if self.detector is not None and self.background is not None else \
+                ("yolo" if self.detector is not None else "classical")
+        self.method = method
         self._maps: dict = {}
-        if self.method == "classical":  # set-up work: the remap of each height's plane (lens included)
+        if self.method in ("classical", "hybrid"):  # set-up work: the remap of each height's plane (lens included)
             size = (int(np.ceil(board.length_mm * self.config.px_per_mm)) + 1,
                     int(np.ceil(board.width_mm * self.config.px_per_mm)) + 1)
             for h in {k.height for k in self.round}:
@@ -396,6 +417,11 @@ class Detector:
         if self.method == "yolo":
             cand = yolo_candidates(frame, self.transform, self.detector, self.game, self.kinds, self.config)
             cand = _suppress_duplicates(cand, self.kinds)
+        elif self.method == "hybrid":
+            cand = _merge(classical_candidates(frame, self.transform, self.board, self.background, self.round,
+                                               self.config, self._maps),
+                          _suppress_duplicates(yolo_candidates(frame, self.transform, self.detector, self.game,
+                                                               self.kinds, self.config), self.kinds), self.kinds)
         else:
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
                                         self._maps)
@@ -463,7 +489,7 @@ class Detector:
             bg = self.background.raw if self.background is not None else None
             idx = np.nonzero(rnd)[0]
             res = self._refine_cached(frame, xy[rnd], [cand.kind[i] for i in idx], radius[rnd], height[rnd], bg)
-            if self.method == "classical" and bg is not None:
+            if self.method in ("classical", "hybrid") and bg is not None:
                 # the size class from the fitted outline (the mask's peak is a rough guess): refit where it changes
                 names = list(cand.kind)
                 redo = []

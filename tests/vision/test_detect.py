@@ -157,3 +157,18 @@ def test_live_loop_reuses_the_fit_of_pieces_that_did_not_move(frame):
     moved[:, :, 0] = 255 - moved[:, :, 0]  # everything changed: fit again
     det(moved)
     assert det.reused == 0
+
+
+def test_hybrid_adds_yolo_pieces_the_difference_cannot_name(frame):
+    image, empty, T, scene, truth = frame
+    names = {0: "disc-medium", 1: "backboard"}
+    far = (600.0, 300.0, 640.0, 316.0)  # a backboard box: not round, kept from YOLO
+
+    def fake(img):
+        return Detections(np.array([far]), np.array([0.8]), np.array([1]), names)
+
+    det = Detector(BOARD, T, specs=SPECS, background=empty, model=fake, method="auto", attributes=False)
+    assert det.method == "hybrid"
+    obs = det(image)
+    assert len(obs) == len(scene.pieces) + 1
+    assert "backboard" in set(obs.kind)

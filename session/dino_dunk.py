@@ -107,10 +107,15 @@ class DinoDunkSession(Session):
         if v is None and name in flick.before:  # gone from view: out when last seen near the edge
             tr = self.track(name)
             if tr is not None:
+                from referee.core import make_verdicts
+
                 x, y = tr.position()
-                edge = min(x, y, self.board.length_mm - x, self.board.width_mm - y)
+                edge = float(min(x, y, self.board.length_mm - x, self.board.width_mm - y))
                 flick.notes.append(f"{name} not seen at the settle; last seen {edge:.0f} mm from the edge")
-                return edge < 80.0
+                (v,) = make_verdicts([f"{name} is out of bounds (not seen at the settle; last seen {edge:.0f} mm "
+                                      f"from the mat's edge)"], value=edge, threshold=80.0, margin=80.0 - edge,
+                                     sigma=10.0, k=self.referee.k, frame_ids=(int(obs.frame_index),),
+                                     detail={"piece": name, "seen": False})
         return v
 
     def _before_obs(self, flick: Flick, names: list[str]) -> Observation:
@@ -283,7 +288,7 @@ class DinoDunkSession(Session):
             if min(x, y, L - x, W - y) > 60.0:
                 continue  # well inside the mat: not out (skip the call)
             v = self._oob(obs, n, flick)
-            if v is True or getattr(v, "answer", "") == "yes":
+            if getattr(v, "answer", "") == "yes":
                 knocked.append(n)
         ruling = adapt.move_ruling(self._oob(obs, piece, flick), over_v, inside3 if (carrier_struck or m_carrier) else None,
                                    self.referee, struck=struck, carrier_struck=carrier_struck or m_carrier,
@@ -318,13 +323,13 @@ class DinoDunkSession(Session):
         facts, pending = {"caught_by": caught, "automatic": False, "positions": positions}, {}
         oob = self._oob(obs, "ball", flick)
         verdicts = ()
-        if hasattr(oob, "answer"):
+        if oob is not None:
             from referee.pending import fact_from_verdict
 
             fact_from_verdict(GAME, "out_of_bounds", oob, self.referee.default_for(GAME, "out_of_bounds"), facts, pending)
             verdicts = (oob,)
         else:
-            facts["out_of_bounds"] = bool(oob)
+            facts["out_of_bounds"] = False
 
         def build(values):
             from rules.dino_dunk.actions import PassResult

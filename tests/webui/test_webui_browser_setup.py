@@ -146,3 +146,21 @@ def test_live_page_says_the_demo_runs_through_the_session(server, page):
         page.wait_for_selector("#call .call", timeout=60000)
     finally:
         demo.stop()
+
+
+def test_dispute_the_last_call_from_the_live_page(server, page):
+    mid, carrier = dino_dunk_match(server)
+    made = shoot(server, mid, carrier)
+    verdict = {"question": "Does the ball overlap scoring-zone-away?", "answer": "yes", "measured_mm": 12.0,
+               "threshold_mm": 9.5, "margin_mm": 2.5, "sigma_mm": 1.0, "proposed_action": made,
+               "alternative_action": {**made, "overlaps_zone": False}}
+    cid = server.client.post("/api/calls", json=verdict).get_json()["id"]
+    page.goto(server.base + "/", wait_until="domcontentloaded")
+    card = page.locator(f"#call .call[data-call='{cid}']")
+    card.wait_for()
+    card.locator("input.who").fill("away captain")
+    card.locator("input.reason").fill("lifted the ball")
+    card.locator("button.dispute").click()
+    page.wait_for_selector(f"#call .call.disputed[data-call='{cid}'] button.override", timeout=5000)
+    call = server.client.get(f"/api/calls/{cid}").get_json()
+    assert call["status"] == "disputed" and call["disputes"][0]["who"] == "away captain"

@@ -99,7 +99,9 @@ TR.callCard = function (call, opts) {
   const buttons = pending && opts.buttons !== false
     ? `<div class="buttons"><input class="who" placeholder="who" value="${TR.esc(opts.who || "table")}" size="8">
        <input class="reason" placeholder="reason${v.answer === "too_close" ? " (needed)" : ""}" size="18"><button class="confirm" data-call="${call.id}" title="c">Confirm</button>
-       <button class="override" data-call="${call.id}" title="o">Override</button></div>` : "";
+       <button class="override" data-call="${call.id}" title="o">Override</button></div>`
+    : opts.buttons !== false && opts.dispute ? `<div class="buttons"><input class="who" placeholder="who" value="${TR.esc(opts.who || "table")}" size="8">
+       <input class="reason" placeholder="reason to dispute" size="18"><button class="dispute danger" data-call="${call.id}">Dispute</button></div>` : "";
   return `<div class="call ${pending ? "pending" : ""} ${call.status === "disputed" ? "disputed" : ""} ${v.answer}" data-call="${call.id}">
     ${thumb}
     <div class="body">
@@ -120,11 +122,15 @@ TR.decide = function (callId, decision, who, reason) {
 // confirm / override buttons inside any element holding call cards
 TR.wireCalls = function (root) {
   root.addEventListener("click", (ev) => {
-    const b = ev.target.closest("button.confirm, button.override");
+    const b = ev.target.closest("button.confirm, button.override, button.dispute");
     if (!b) return;
     const card = b.closest(".call");
     const who = (card.querySelector("input.who") || {}).value || "table";
     const reason = (card.querySelector("input.reason") || {}).value || "";
+    if (b.classList.contains("dispute")) {  // reopen a decided call: back to the judge's queue
+      TR.api("POST", `/api/calls/${b.dataset.call}/dispute`, { who, reason }).then(() => TR.toast("call disputed: back in the queue")).catch(() => {});
+      return;
+    }
     TR.decide(b.dataset.call, b.classList.contains("confirm") ? "confirm" : "override", who, reason)
       .then((r) => TR.toast(`call ${r.status}`)).catch(() => {});
   });

@@ -1,7 +1,7 @@
 // Live table: state from /api/events; the board and the video overlays drawn here from that state.
 "use strict";
 
-let VIEW = null, FRAME = null, BOARD = null, BOARDREF = null;
+let VIEW = null, FRAME = null, BOARD = null, BOARDREF = null, CALLSHOWN = null;
 const $ = (id) => document.getElementById(id);
 
 async function ensureBoard(ref) {
@@ -91,7 +91,11 @@ function renderState(view) {
   });
   $("legal-count").textContent = view.legal_count > view.legal.length ? `(${view.legal.length} of ${view.legal_count} shown)` : `(${view.legal_count})`;
   const pending = view.pending.length ? view.pending[view.pending.length - 1] : view.last_call;
-  $("call").innerHTML = pending ? TR.callCard(pending) : "none yet";
+  const shown = pending ? `${pending.id}:${pending.status}:${(pending.disputes || []).length}` : "";
+  if (shown !== CALLSHOWN || !pending) {  // keep a half-typed reason while the state streams in
+    CALLSHOWN = shown;
+    $("call").innerHTML = pending ? TR.callCard(pending, { dispute: true }) : "none yet";
+  }
   $("events").innerHTML = view.events.slice().reverse().map((e) => {
     const what = e.action ? TR.actionLabel(e.action) : e.question || e.reason || "";
     const evs = (e.events || []).map((x) => x.kind).join(", ");

@@ -21,6 +21,7 @@ def register(sub) -> None:
     p.add_argument("--board", required=True, help="board ref (dino-dunk/crater-court) or a board YAML")
     p.add_argument("--calibration", help="the mat registration (MatTransform JSON); needed for camera recordings")
     p.add_argument("--out", required=True, help="output folder (created)")
+    p.add_argument("--background", help="the empty mat (an image, same size as the frames) for the classical detector")
     p.add_argument("--setup", help="JSON of the game's set-up (rules engine new_game keywords: rosters, offense, ...)")
     p.add_argument("--actions", help="the players' actions as JSON lines {\"t\": s, \"action\": {...}} (a match log)")
     p.add_argument("--names", help="JSON list of [name, x_mm, y_mm]: which piece is which at the start")
@@ -47,9 +48,17 @@ def _review(args) -> int:
 
         transform = load_transform(args.calibration)
     setup = _json_file(args.setup, "the set-up") if args.setup else None
+    background = None
+    if args.background:
+        import cv2
+
+        background = cv2.imread(args.background, cv2.IMREAD_COLOR)
+        if background is None:
+            raise OSError(f"{args.background}: not an image OpenCV can read")
     names = _json_file(args.names, "the names") if args.names else None
     summary = review(args.video, args.game, args.board, args.out, calibration=transform, setup=setup,
-                     actions_path=args.actions, names=names, max_frames=args.max_frames, limit_frames=args.frames)
+                     actions_path=args.actions, names=names, max_frames=args.max_frames, limit_frames=args.frames,
+                     background=background)
     a = summary["agreement"]
     print(f"{len(summary['flicks'])} flicks, {summary['frames']} frames; "
           f"agreement with recorded facts {a['with_recorded_fact']}/{a['compared']}; "

@@ -79,7 +79,8 @@ def _log_actions(path) -> list:
 
 
 def review(source: str, game: str, board_ref: str, out_dir, *, calibration=None, setup: dict | None = None,
-           actions_path=None, names: list | None = None, max_frames: int = 40, detector=None, limit_frames: int = 0) -> dict:
+           actions_path=None, names: list | None = None, max_frames: int = 40, detector=None, limit_frames: int = 0,
+           background=None) -> dict:
     """Review a recording; returns the summary dict (also written as review.json)."""
     from calibration.board import load_board
     from rules.core import action_from_dict, engine_for
@@ -101,7 +102,7 @@ def review(source: str, game: str, board_ref: str, out_dir, *, calibration=None,
         from vision.sources import open_source
 
         frames = open_source(source)
-        det = detector or _camera_detector(board, transform)
+        det = detector or _camera_detector(board, transform, background)
     engine_cls = engine_for(game)
     log = _log_actions(actions_path) if actions_path else []
     session = None
@@ -222,22 +223,19 @@ def _same(a: dict, b: dict) -> bool:
     return all(norm(a.get(k)) == norm(b.get(k)) for k in keys if k not in ("automatic",))
 
 
-def _camera_detector(board, transform):
-    """The real detector for camera frames (:mod:`vision.detect`), when this build has it."""
+def _camera_detector(board, transform, background=None):
+    """The real detector for camera frames (:class:`vision.detect.Detector`: YOLO when a model is
+    installed, else the classical one, which needs the empty mat ``background``, BGR image px)."""
     if transform is None:
         raise ReviewError("a camera recording needs the mat registration: give --calibration reg.json")
-    try:
-        from vision.detect import detect
-    except ImportError:
-        raise ReviewError("this build's vision.detect has no detect(frame, transform, board) yet; review a sim:// "
-                          "recording, or wait for the detector") from None
+    from vision.detect import Detector
+
+    det = Detector(board, transform, background=background, method="auto")
 
     def detector(frame, quality="full"):
-        obs = detect(frame.image, transform, board)
-        obs.frame_index, obs.timestamp = int(frame.index), float(frame.timestamp)
-        return obs
+        return det(frame.image, frame_index=int(frame.index), timestamp=float(frame.timestamp))
 
-    detector.name = "vision.detect"
+    detector.name = f"vision.detect.Detector ({det.method})"
     return detector
 
 

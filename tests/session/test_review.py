@@ -46,3 +46,14 @@ def test_user_errors_are_one_line(tmp_path, capsys, argv, message):
     assert main(argv + ["--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_camera_recording_needs_the_registration(tmp_path, capsys):
+    import cv2
+    import numpy as np
+
+    (tmp_path / "frames").mkdir()
+    cv2.imwrite(str(tmp_path / "frames" / "000.png"), np.zeros((48, 64, 3), np.uint8))
+    argv = ["review", str(tmp_path / "frames"), "--game", "dino-dunk", "--board", "dino-dunk/crater-court"]
+    assert main(argv + ["--out", str(tmp_path / "o")]) == 2
+    assert "mat registration" in capsys.readouterr().err

@@ -326,8 +326,9 @@ def _suppress_duplicates(cand: Candidates, kinds: dict) -> Candidates:
 
 
 def _merge(classical: Candidates, yolo: Candidates, kinds: dict) -> Candidates:
-    """Hybrid: the classical round pieces, plus YOLO's other pieces (figures, cards, projectiles) and
-    the round ones it found where the empty-mat difference found nothing; hands from both."""
+    """Hybrid: the classical round pieces (less those at a YOLO figure, card or backboard), plus YOLO's
+    other pieces and the round ones it found where the empty-mat difference found nothing; hands
+    from both."""
     keep = []
     for i, k in enumerate(yolo.kind):
         if kinds[k].round and len(classical.xy) and \
@@ -335,9 +336,15 @@ def _merge(classical: Candidates, yolo: Candidates, kinds: dict) -> Candidates:
             continue
         keep.append(i)
     keep = np.array(keep, dtype=int)
-    return Candidates(np.vstack([classical.xy, yolo.xy[keep]]), list(classical.kind) + [yolo.kind[i] for i in keep],
-                      np.concatenate([classical.score, yolo.score[keep]]), np.vstack([classical.xyxy, yolo.xyxy[keep]]),
-                      np.vstack([classical.occluders, yolo.occluders]))
+    # a blob at the foot of a figure or on a backboard is that piece, not a disc
+    others = [i for i in keep if not kinds[yolo.kind[i]].round and "card" not in yolo.kind[i]]  # discs may lie on cards
+    mine = np.array([not any(np.linalg.norm(classical.xy[j] - yolo.xy[i]) < max(0.8 * kinds[yolo.kind[i]].radius, 10.0)
+                             for i in others) for j in range(len(classical.xy))], dtype=bool)
+    mine = np.nonzero(mine)[0] if len(classical.xy) else np.zeros(0, int)
+    return Candidates(np.vstack([classical.xy[mine], yolo.xy[keep]]),
+                      [classical.kind[j] for j in mine] + [yolo.kind[i] for i in keep],
+                      np.concatenate([classical.score[mine], yolo.score[keep]]),
+                      np.vstack([classical.xyxy[mine], yolo.xyxy[keep]]), np.vstack([classical.occluders, yolo.occluders]))
 
 
 class Detector:

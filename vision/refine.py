@@ -1,21 +1,24 @@
-"""Refinement: from a rough image position to a piece's base centre in **mat mm** with σ.
+"""Refinement: from a rough position to a round piece's base centre in **mat mm** with σ.
 
-A disc is an upright cylinder: its top face is a circle of known radius at a known height above the
-mat, and the centre of that circle lies straight above the base centre. So the base centre is found
-by fitting the *top face* in the view rectified on the plane of the top face (``MatTransform`` at
-``height_mm``), where the top is an exact circle again and parallax is gone.
+A disc is an upright cylinder: a top circle of known radius at a known height, straight above the
+base circle. What the camera sees of it is the hull of the two circles (the side band shows on the
+camera's side) with the top face inside. Both fits below model exactly that outline through the
+registration (``MatTransform.project_3d``, lens included), so the parallax of the top (several mm
+in an oblique view) is part of the model, not an error.
 
-The fit, on a small patch rectified at ``px_per_mm``:
-
-1. gradient voting with a known radius (a circle Hough transform on edge pixels, each voting along
-   its gradient direction, both polarities), to find the top circle among the edges of the side
-   band and the base (the top is the only circle visible all the way round);
-2. least squares on the edge points within a band around that circle (sub-pixel edge positions
-   along the radial direction), with the radius free (a check) and then fixed;
-3. σ in mm from the fit's residuals and the number of edge points, plus the registration σ.
+- **With the empty mat** (:func:`refine_model`, what the detector uses): every pixel of a band
+  around the outline is modelled as ``a_top·p_top + a_side·p_side + (1 − a_top − a_side)·s·m``:
+  ``a_*`` the blurred exact coverages of the top face and of the side band, ``m`` the empty mat,
+  ``s`` its per-pixel brightness (a shadow only darkens), ``p_*`` the piece's two colours solved
+  linearly (variable projection). Gauss-Newton on the centre (and a small outward growth of the
+  outline) with Huber weights, coarse-to-fine in blur. σ from the covariance (the worst direction:
+  a rim hidden on one side leaves the centre loose across it), scaled, with a floor in image px
+  for what the model leaves out, and the registration's σ.
+- **Without it** (edge fit): on a patch rectified at the top's height, the outermost colour edges
+  along rays against the same outline; σ from the Gauss-Newton covariance.
 
 Everything is batch-first: ``refine_discs`` takes (n, 2) rough mat positions and returns (n, 2)
-refined ones, with (n,) σ and (n,) quality; empty in, empty out.
+refined ones with (n,) σ, radius, quality, ok and residual; empty in, empty out.
 """
 
 from __future__ import annotations

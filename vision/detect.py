@@ -502,6 +502,8 @@ class Detector:
                 redo = []
                 for j, i in enumerate(idx):
                     same_h = [k for k in self.round if k.height == kinds[i].height]
+                    if not same_h:
+                        continue
                     best = min(same_h, key=lambda k: abs(k.radius - res.radius[j]))
                     if best.name != names[i] and abs(best.radius - res.radius[j]) < 0.2 * best.radius:
                         names[i], kinds[i] = best.name, best

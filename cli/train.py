@@ -25,7 +25,7 @@ def register(subparsers) -> None:
                        description="Render crops, fit the attribute classifiers, measure them on other seeds, save them.")
     a.add_argument("--task", action="append", default=None,
                    help="a task to train (repeat; default: all of egg-face, egg-colour, card, team, colour)")
-    a.add_argument("--frames", type=int, default=300, help="training renders per task (about 24 pieces each)")
+    a.add_argument("--frames", type=int, default=600, help="training renders per task (about 24 pieces each)")
     a.add_argument("--test-frames", type=int, default=150, help="held-out renders per task (other seeds)")
     a.add_argument("--seed", type=int, default=1, help="training seed; the test seed is seed + 1000")
     a.add_argument("--out", default=None, help="output folder (default: models/attributes)")

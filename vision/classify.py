@@ -47,13 +47,13 @@ class Task:
 TASKS = {
     "egg-face": Task("egg-face", ("whole", "broken"), FeatureSpec((32, 32), ("colour", "radial", "hog", "lbp"), 8, True),
                      help="Morris egg token: whole or broken face up"),
-    "egg-colour": Task("egg-colour", EGG_COLOURS, FeatureSpec((24, 24), ("colour",), 8, True),
+    "egg-colour": Task("egg-colour", EGG_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, True),
                        help="Morris egg token colour"),
     "card": Task("card", CARD_KINDS, FeatureSpec((40, 56), ("colour", "hog"), 8, False),
                  help="Dogo Dash card kind on the card rectified upright"),
     "team": Task("team", ("home", "away"), FeatureSpec((40, 40), ("colour", "radial", "hog", "lbp"), 8, True),
                  help="Dino Dunk team from the disc's printed pattern (ring: home, stripes: away)"),
-    "colour": Task("colour", DISC_COLOURS, FeatureSpec((24, 24), ("colour",), 8, True),
+    "colour": Task("colour", DISC_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, True),
                    help="named colour of a disc's or racer's top face"),
 }
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from session.core import Flick, Session
-from vision.contacts import chain, table_contacts, touched
+from vision.contacts import table_contacts, touched
 from vision.core import Observation
 
 GAME = "dino-dunk"
@@ -257,7 +257,7 @@ class DinoDunkSession(Session):
         touched_ball = ball is not None and any({c.a, c.b} == {mover, ball.id} for c in contacts)
         carrier = self.game.state["ball"]["carrier"]
         disc_contacts = [c for c in contacts if c.a in disc_ids and c.b in disc_ids]
-        reached = [names.get(i, "") for i in chain(disc_contacts, mover)] if mover is not None else []
+        reached = [names.get(i, "") for i in _reached(disc_contacts, mover)] if mover is not None else []
         return struck, bool(carrier) and carrier != piece and carrier in reached, touched_ball
 
     def _move_ruling(self, flick, obs, piece, sure, every, tracks, names, positions):
@@ -397,6 +397,23 @@ class DinoDunkSession(Session):
             return False
         flick.expected = {"action": pend["action"], "piece": pend["piece"] or "", "side": pend["side"], "inferred": True}
         return True
+
+
+def _reached(contacts, origin, dt: float = 1 / 30) -> list:
+    """Every piece set moving by ``origin``, directly or through others: a contact passes the motion
+    on from a piece already reached to the other one, whichever the measurement called the striker
+    (in a tight chain the pieces start within a frame and the direction is a guess), if it came no
+    more than a frame before that piece was reached. Order of reaching."""
+    reach = {origin: -np.inf}
+    changed = True
+    while changed:
+        changed = False
+        for c in sorted(contacts, key=lambda c: c.t):
+            for x, y in ((c.a, c.b), (c.b, c.a)):
+                if x in reach and y not in reach and c.t >= reach[x] - dt:
+                    reach[y] = c.t
+                    changed = True
+    return [k for k, _ in sorted(reach.items(), key=lambda kv: kv[1]) if k != origin]
 
 
 def _foul_shot(adapt, overlaps, oob, config, positions):

@@ -98,9 +98,11 @@ def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
     return float(best - a.radius - radius)
 
 
-def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None) -> list[Contact]:
+def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None,
+                    start_tolerance_s: float = 0.0) -> list[Contact]:
     """Contacts of the struck kind after ``t0``: for each piece that goes from rest to moving, the
-    piece that struck it (if any was touching). Sorted by time."""
+    piece that struck it (if any was touching). A striker must not have started after the struck
+    piece (by more than ``start_tolerance_s``: start times are estimates). Sorted by time."""
     cfg = cfg or ContactConfig()
     starts = {}
     for tr in tracks:
@@ -116,7 +118,7 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
             if a.id == bid:
                 continue
             # the striker must itself be moving at that instant (started before b, or never at rest)
-            if a.id in starts and starts[a.id][0] > ts:
+            if a.id in starts and starts[a.id][0] > ts + start_tolerance_s:
                 continue
             gap = _nearest_gap(a, rest, ts, b.radius)
             if gap <= cfg.touch_mm and (best is None or gap < best[1]):
@@ -278,9 +280,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             starts[tr.id] = s[0]
     for tid, t in (known_starts or {}).items():  # the piece the player flicked: it moved, however little
         starts[tid] = min(starts.get(tid, t), t)
-    for c in struck_contacts(tracks, t0, cfg):
-        if c.a in starts and starts[c.a] < c.t + 0.05:  # the striker was itself moving (start times are estimates)
-            add(c)
+    struck = struck_contacts(tracks, t0, cfg, start_tolerance_s=0.05)
     path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
                              max_lookback_s=cfg.max_lookback_s)
     for a in tracks:
@@ -299,6 +299,20 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
                 continue  # side by side at rest, and the path never closed in
             add(Contact(c.t, a.id, c.b, c.gap_mm, c.evidence))
+    # a struck contact needs a striker in motion: one that started (start times are estimates), or
+    # one a moving piece touched first (in a tight chain the middle piece passes the blow on and
+    # hardly moves itself)
+    moving = set(starts)
+    changed = True
+    while changed:
+        changed = False
+        moving |= {c.b for c in found.values() if c.a in moving}
+        for c in struck:
+            if (c.a, c.b) in found:
+                continue
+            if (c.a in starts and starts[c.a] < c.t + 0.05) or (c.a in moving and c.a not in starts):
+                add(c)
+                changed = True
     out = sorted(found.values(), key=lambda c: (c.t, c.a, c.b))
     # a pair seen both ways keeps the earlier
     seen, final = set(), []

@@ -75,6 +75,7 @@ class DetectConfig:
     box_sigma_fraction: float = 0.08
     mask_grow_px: float = 0.75
     mask_scale: float = 0.5
+    hybrid_kind_conf: float = 0.6
     reuse_mm: float = 3.0
     reuse_level: float = 2.0
     refine: RefineConfig = field(default_factory=RefineConfig)
@@ -325,15 +326,21 @@ def _suppress_duplicates(cand: Candidates, kinds: dict) -> Candidates:
     return Candidates(cand.xy[keep], [cand.kind[i] for i in keep], cand.score[keep], cand.xyxy[keep], cand.occluders)
 
 
-def _merge(classical: Candidates, yolo: Candidates, kinds: dict) -> Candidates:
+def _merge(classical: Candidates, yolo: Candidates, kinds: dict, kind_conf: float = 0.6) -> Candidates:
     """Hybrid: the classical round pieces (less those at a YOLO figure, card or backboard), plus YOLO's
     other pieces and the round ones it found where the empty-mat difference found nothing; hands
     from both."""
     keep = []
+    ckind = list(classical.kind)
     for i, k in enumerate(yolo.kind):
-        if kinds[k].round and len(classical.xy) and \
-                np.min(np.linalg.norm(classical.xy - yolo.xy[i], axis=1)) < max(kinds[k].radius, 10.0):
-            continue
+        if kinds[k].round and len(classical.xy):
+            d = np.linalg.norm(classical.xy - yolo.xy[i], axis=1)
+            j = int(np.argmin(d))
+            if d[j] < max(kinds[k].radius, 10.0):
+                # the same piece: YOLO sees its print and size, the difference only a blob
+                if yolo.score[i] >= kind_conf and kinds[k].height == kinds[ckind[j]].height:
+                    ckind[j] = k
+                continue
         keep.append(i)
     keep = np.array(keep, dtype=int)
     # a blob at the foot of a figure or on a backboard is that piece, not a disc
@@ -342,7 +349,7 @@ def _merge(classical: Candidates, yolo: Candidates, kinds: dict) -> Candidates:
                              for i in others) for j in range(len(classical.xy))], dtype=bool)
     mine = np.nonzero(mine)[0] if len(classical.xy) else np.zeros(0, int)
     return Candidates(np.vstack([classical.xy[mine], yolo.xy[keep]]),
-                      [classical.kind[j] for j in mine] + [yolo.kind[i] for i in keep],
+                      [ckind[j] for j in mine] + [yolo.kind[i] for i in keep],
                       np.concatenate([classical.score[mine], yolo.score[keep]]),
                       np.vstack([classical.xyxy[mine], yolo.xyxy[keep]]), np.vstack([classical.occluders, yolo.occluders]))
 
@@ -428,7 +435,8 @@ class Detector:
             cand = _merge(classical_candidates(frame, self.transform, self.board, self.background, self.round,
                                                self.config, self._maps),
                           _suppress_duplicates(yolo_candidates(frame, self.transform, self.detector, self.game,
-                                                               self.kinds, self.config), self.kinds), self.kinds)
+                                                               self.kinds, self.config), self.kinds), self.kinds,
+                          self.config.hybrid_kind_conf)
         else:
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
                                         self._maps)

@@ -110,11 +110,14 @@ class LinearClassifier:
     @classmethod
     def fit(cls, task: str, X: np.ndarray, y, classes, spec: FeatureSpec, l2: float = 1e-3,
             sample_weight: np.ndarray | None = None, meta: dict | None = None, max_iter: int = 400,
-            feature_weight: np.ndarray | None = None, standardise: tuple | None = None) -> "LinearClassifier":
+            feature_weight: np.ndarray | None = None, standardise: tuple | None = None,
+            prior: "LinearClassifier | None" = None) -> "LinearClassifier":
         """Fit on (n, d) features ``X`` and (n,) labels ``y`` (members of ``classes``).
         ``feature_weight`` (d,) scales the standardised features (see ``attributes.part_weights``);
         ``standardise`` (mean, scale) replaces the statistics of ``X`` (few examples: use the
-        shipped model's, measured on thousands of crops)."""
+        shipped model's, measured on thousands of crops); ``prior`` a model of the same classes and
+        features to start from and to be pulled towards (L2 on the difference, a fine-tune): its
+        standardisation is kept."""
         from scipy.optimize import minimize
 
         X = np.asarray(X, np.float64)
@@ -131,6 +134,11 @@ class LinearClassifier:
         mean, scale = (X.mean(0), X.std(0) + 1e-6) if standardise is None else (np.asarray(standardise[0], np.float64), np.asarray(standardise[1], np.float64))
         if feature_weight is not None:
             scale = scale / np.asarray(feature_weight, np.float64)
+        W0 = np.zeros((d, k))
+        if prior is not None:
+            if list(prior.classes) != list(classes) or prior.weights.shape != (d, k):
+                raise ValueError(f"prior model of {list(prior.classes)} does not fit classes {list(classes)}")
+            mean, scale, W0 = prior.mean, prior.scale, prior.weights
         Z = (X - mean) / scale
         Y = np.zeros((n, k))
         Y[np.arange(n), yi] = 1.0
@@ -144,11 +152,12 @@ class LinearClassifier:
             P /= P.sum(1, keepdims=True)
             nll = -(w_s * np.log(np.maximum((P * Y).sum(1), 1e-300))).sum()
             G = (P - Y) * w_s[:, None]
-            gW = Z.T @ G + l2 * W
+            gW = Z.T @ G + l2 * (W - W0)
             gb = G.sum(0)
-            return nll + 0.5 * l2 * (W * W).sum(), np.concatenate([gW.ravel(), gb])
+            return nll + 0.5 * l2 * ((W - W0) ** 2).sum(), np.concatenate([gW.ravel(), gb])
 
-        res = minimize(loss, np.zeros(d * k + k), jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
+        start = np.concatenate([W0.ravel(), prior.bias if prior is not None else np.zeros(k)])
+        res = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
         W = res.x[: d * k].reshape(d, k)
         b = res.x[d * k:]
         info = dict(meta or {})

@@ -4,7 +4,9 @@ Our renders will never look exactly like a user's printed stickers, eggs and car
 about ten crops (or photos) per class of the user's real pieces, refits the task's classifier on
 them (each crop augmented: turned, flipped where the piece allows it, re-lit, re-framed, blurred;
 every feature part given the same weight and standardised with the shipped model's statistics, so
-that ten examples are enough),
+that ten examples are enough; or, when the classes are the shipped ones, fine-tuned from the
+shipped model, staying near it — whichever the k-fold cross-validation on the user's examples
+prefers),
 optionally together with a sample of the shipped training crops, reports k-fold cross-validated
 accuracy on the user's crops (and what the shipped model scores on the same crops), and stores the
 result as a user profile: ``$TABLEREF_HOME/profiles/<name>/<task>.npz`` plus ``profile.json``,
@@ -29,7 +31,8 @@ import numpy as np
 from vision.classify import LinearClassifier, evaluate, get_task, load_classifier, profile_dir, SHIPPED_DIR
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
-FREE_CLASSES = ("team", "colour")  # tasks whose class names the user chooses
+FREE_CLASSES = ("team", "colour")
+FINE_TUNE_L2 = 0.3  # tasks whose class names the user chooses
 ALIASES = {"goodboy": "good-boy", "good_boy": "good-boy", "face-down": "back", "down": "back"}
 
 
@@ -55,6 +58,8 @@ class TeachResult:
     with_shipped: bool
     seconds: float
     per_class_recall: dict = field(default_factory=dict)
+    method: str = "refit"
+    cv_by_method: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -63,8 +68,10 @@ class TeachResult:
         counts = ", ".join(f"{k} {v}" for k, v in self.counts.items())
         shipped = "n/a (own classes)" if self.shipped_accuracy is None else f"{self.shipped_accuracy * 100:.1f}%"
         folds = " ".join(f"{a * 100:.0f}" for a in self.fold_accuracy)
+        methods = ", ".join(f"{m} {a * 100:.1f}%" for m, a in self.cv_by_method.items())
         return (f"task {self.task}: {sum(self.counts.values())} examples ({counts})\n"
-                f"  {self.folds}-fold cross-validated accuracy: {self.cv_accuracy * 100:.1f}% (folds: {folds})\n"
+                f"  {self.folds}-fold cross-validated accuracy: {self.cv_accuracy * 100:.1f}% (folds: {folds}; "
+                f"method {self.method} of {methods})\n"
                 f"  shipped model on the same examples: {shipped}\n"
                 f"  profile {self.profile!r} saved: {self.path} ({self.seconds:.1f}s)")
 
@@ -168,14 +175,19 @@ def _shipped_stats(task: str):
     return clf.mean, clf.scale
 
 
-def _fit(task: str, classes, crops, labels, bank, seed: int, copies: int, l2: float = 1e-2) -> LinearClassifier:
-    """Few-shot fit: every feature part weighted equally (``part_weights``), standardised with the
-    shipped model's statistics, L2 ``l2``."""
+def _fit(task: str, classes, crops, labels, bank, seed: int, copies: int, l2: float = 1e-2,
+         method: str = "refit") -> LinearClassifier:
+    """Few-shot fit. ``refit``: every feature part weighted equally (``part_weights``),
+    standardised with the shipped model's statistics, L2 ``l2``. ``fine-tune``: start from the
+    shipped model and stay near it (L2 ``FINE_TUNE_L2`` on the change of its weights)."""
     from vision.attributes import features, part_weights
 
     t = get_task(task)
     aug, aug_labels = augment(crops, labels, task, copies, seed)
     X = features(aug, t.spec)
+    if method == "fine-tune":
+        prior = load_classifier(task)
+        return LinearClassifier.fit(task, X, list(aug_labels), classes, t.spec, l2=FINE_TUNE_L2, max_iter=200, prior=prior)
     y = list(aug_labels)
     weights = np.ones(len(y))
     if bank is not None:
@@ -240,18 +252,30 @@ def teach(task: str, crops: list, labels, profile: str = "default", with_shipped
         bc, bl = _bank(task, bank_frames, seed + 7)
         bank = (features(bc, t.spec), bl)
     fold_idx = stratified_folds(labels, k, seed)
-    fold_acc, pred_all = [], np.empty(len(labels), dtype=object)
-    for i in range(k):
-        test = fold_idx[i]
-        train = np.setdiff1d(np.arange(len(labels)), test)
-        clf = _fit(task, classes, [crops[j] for j in train], labels[train], bank, seed + i, copies)
-        p, _ = clf.predict([crops[j] for j in test])
-        pred_all[test] = p
-        fold_acc.append(float((p == labels[test]).mean()))
+    methods = ["refit"]
+    try:
+        if tuple(str(c) for c in load_classifier(task).classes) == tuple(classes):
+            methods.append("fine-tune")
+    except OSError:
+        pass
+    cv = {}
+    for method in methods:
+        fold_acc, pred_all = [], np.empty(len(labels), dtype=object)
+        for i in range(k):
+            test = fold_idx[i]
+            train = np.setdiff1d(np.arange(len(labels)), test)
+            clf = _fit(task, classes, [crops[j] for j in train], labels[train], bank, seed + i, copies, method=method)
+            p, _ = clf.predict([crops[j] for j in test])
+            pred_all[test] = p
+            fold_acc.append(float((p == labels[test]).mean()))
+        cv[method] = (fold_acc, pred_all)
+    # the method the user's own examples back best (ties: refit)
+    method = max(methods, key=lambda m: (np.mean(cv[m][0]), m == "refit"))
+    fold_acc, pred_all = cv[method]
     recall = {str(c): float((pred_all[labels == c] == c).mean()) for c in classes}
-    final = _fit(task, classes, crops, labels, bank, seed, copies)
+    final = _fit(task, classes, crops, labels, bank, seed, copies, method=method)
     final.meta.update({"profile": profile, "cv_accuracy": float(np.mean(fold_acc)), "folds": k, "counts": counts,
-                       "with_shipped": bank is not None})
+                       "with_shipped": bank is not None, "method": method})
     shipped_acc = None
     try:
         shipped = load_classifier(task)
@@ -267,12 +291,13 @@ def teach(task: str, crops: list, labels, profile: str = "default", with_shipped
         path = final.save(pdir / f"{task}.npz")
         info_path = pdir / "profile.json"
         info = json.loads(info_path.read_text()) if info_path.exists() else {"profile": profile, "tasks": {}}
-        info["tasks"][task] = {"classes": list(classes), "counts": counts, "cv_accuracy": float(np.mean(fold_acc)),
+        info["tasks"][task] = {"classes": list(classes), "counts": counts, "cv_accuracy": float(np.mean(fold_acc)), "method": method,
                                "folds": k, "shipped_accuracy": shipped_acc, "with_shipped": bank is not None,
                                "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
         info_path.write_text(json.dumps(info, indent=1) + "\n")
     return TeachResult(task, profile, str(path), list(classes), counts, k, float(np.mean(fold_acc)), fold_acc,
-                       shipped_acc, bank is not None, time.perf_counter() - t0, recall)
+                       shipped_acc, bank is not None, time.perf_counter() - t0, recall, method,
+                       {m: float(np.mean(v[0])) for m, v in cv.items()})
 
 
 def held_back_benchmark(task: str, teach_frames: int = 6, test_frames: int = 6, per_class: int = 10, seed: int = 7000,
@@ -303,7 +328,7 @@ def held_back_benchmark(task: str, teach_frames: int = 6, test_frames: int = 6, 
                     with_shipped=with_shipped, folds=folds, home=home or tmp)
         taught = LinearClassifier.load(res.path)
     p, _ = taught.predict(test_crops)
-    return {"task": task, "n_teach": len(teach_idx), "n_test": len(test_idx),
+    return {"task": task, "n_teach": len(teach_idx), "n_test": len(test_idx), "method": res.method,
             "shipped_on_renders": shipped_own, "shipped_on_held_back_style": shipped_acc,
             "taught_on_held_back_style": float((p == test_labels).mean()), "cv_accuracy": res.cv_accuracy,
             "with_shipped": with_shipped, "seconds": res.seconds}

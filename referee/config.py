@@ -32,7 +32,7 @@ class RefereeConfig:
     k: float = 4.5
     min_confidence: float = 0.90
     line_of_sight: str = "any_segment"
-    three_point: str = "centre"
+    three_point: str = "whole_disc"
     foul_line: str = "whole_disc"
     registration_sigma_floor_mm: float = 0.0
     observation_sigma_includes_registration: bool = False
@@ -111,7 +111,7 @@ def parse_config(data: dict, source: str = "<referee config>") -> RefereeConfig:
         k=num("k", 4.5, 0.0, 100.0),
         min_confidence=num("min_confidence", 0.9, 0.0, 1.0),
         line_of_sight=choice("line_of_sight", "any_segment", LINE_OF_SIGHT),
-        three_point=choice("three_point", "centre", THREE_POINT),
+        three_point=choice("three_point", "whole_disc", THREE_POINT),
         foul_line=choice("foul_line", "whole_disc", FOUL_LINE),
         registration_sigma_floor_mm=num("registration_sigma_floor_mm", 0.0, 0.0, 1000.0),
         observation_sigma_includes_registration=flag("observation_sigma_includes_registration", False),

@@ -24,7 +24,9 @@ DEFAULTS = {
     # receives ShotResult.shooter_outside_three (and MoveResult.carrier_inside_three); this option
     # tells the referee which measurement that fact means: "centre" (the base centre is outside the
     # line), "whole_disc" (no part of the disc is inside), "any_part" (some part is outside).
-    "three_point_judged_by": "centre",
+    # Default whole_disc: as on a basketball court, a shooter touching the line is not outside it;
+    # the simulator's ground truth reads it the same way.
+    "three_point_judged_by": "whole_disc",
     # Fouling: "if a dinosaur strikes the dinosaur currently in possession of the ball ... the result
     # is a foul. When a foul occurs, the dinosaur's token that performed the Move action is removed"
     # and "A dinosaur in possession of the ball that is struck due to a friendly dinosaur's Move

@@ -187,7 +187,7 @@ def _fit(task: str, classes, crops, labels, bank, seed: int, copies: int, l2: fl
     X = features(aug, t.spec)
     if method == "fine-tune":
         prior = load_classifier(task)
-        return LinearClassifier.fit(task, X, list(aug_labels), classes, t.spec, l2=FINE_TUNE_L2, max_iter=200, prior=prior)
+        return LinearClassifier.fit(task, X, list(aug_labels), classes, t.spec, l2=FINE_TUNE_L2, max_iter=100, prior=prior)
     y = list(aug_labels)
     weights = np.ones(len(y))
     if bank is not None:

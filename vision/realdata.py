@@ -342,17 +342,43 @@ def cards_report(root: Path, teach_images: int = 3) -> dict:
 # ------------------------------------------------------------------------------------------------
 
 
+ROUND_CLASSES = ("disc", "ball", "tail", "token", "egg", "meteorite", "dodo")
+
+
+def shipped_yolo_detector():
+    """The shipped YOLO detector (``models/detector/*.onnx``) as ``image -> (xyxy, score)`` keeping
+    the round classes, or None when no model is shipped yet."""
+    models = sorted((Path(__file__).resolve().parents[1] / "models" / "detector").glob("*.onnx"))
+    if not models:
+        return None
+    from vision.yolo import OnnxDetector
+
+    det = OnnxDetector(models[0])
+
+    def run(image):
+        d = det(image)
+        names = d.class_name
+        keep = np.array([any(str(n).startswith(r) for r in ROUND_CLASSES) for n in names], bool).reshape(-1)
+        return d.xyxy[keep], d.confidence[keep]
+
+    return run
+
+
 def realdata_report(root: str | Path | None = None, models: str | None = None, teach_images: int = 3,
                     detectors: dict | None = None, profile_home: str | Path | None = None) -> dict:
     """Both reports. ``models``: a ``tableref teach`` profile whose ``colour`` classifier replaces
     the shipped one in the "shipped" rows (None: the shipped models); ``teach_images``: how many
     labelled photos the "taught" rows learn from (0: none); ``detectors``: extra disc detectors,
-    name -> callable(BGR image) -> ((n, 4) xyxy image px, (n,) score); ``profile_home``: where the
+    name -> callable(BGR image) -> ((n, 4) xyxy image px, (n,) score) (None: the shipped YOLO
+    detector when ``models/detector`` holds one); ``profile_home``: where the
     taught checkers profile is saved (None: not saved). Raises ``FileNotFoundError`` when ``root``
     is missing."""
     root = Path(root) if root else default_root()
     if not (root / "checkers").is_dir() or not (root / "cards").is_dir():
         raise FileNotFoundError(f"{root}: no checkers/ and cards/ folders (the real photographs are not here)")
+    if detectors is None:
+        yolo = shipped_yolo_detector()
+        detectors = {"YOLO (shipped)": yolo} if yolo is not None else {}
     return {"root": str(root), "checkers": checkers_report(root, teach_images, detectors, Path(profile_home) if profile_home else None, models),
             "cards": cards_report(root, teach_images)}
 

@@ -97,3 +97,34 @@ def test_teams_by_colour_with_known_team_colours():
     assert right / len(data) >= 0.97
     empty, c = teams_by_colour([], ((0, 0, 255), (255, 0, 0)))
     assert empty.shape == (0,) and c.shape == (0,)
+
+
+@needs_models
+def test_classify_cards_from_mat_poses_on_a_render():
+    """The live path for cards: poses in mat mm -> image quads through the render's MatTransform
+    (``card_quads_px``) -> rectified -> classified."""
+    from calibration.board import load_board
+    from calibration.specs import load_specs
+    from sim.camera import random_camera
+    from sim.render import render_scene
+    from sim.scenarios.common import piece
+    from sim.scene import Scene
+    from sim.style import clean_style, load_render_config
+    from vision.cards import card_quads_px
+    from vision.classify import CARD_KINDS, classify_cards
+
+    board, specs = load_board("dogo-dash/table"), load_specs()
+    rng = np.random.default_rng(11)
+    kinds = list(CARD_KINDS)
+    pieces = []
+    for i, kind in enumerate(kinds):
+        up = kind != "back"
+        pieces.append(piece(specs, "dogo-dash", "card", f"c{i}", 150 + 110 * (i % 3), 150 + 140 * (i // 3),
+                            angle_deg=float(rng.uniform(0, 360)), card=kind if up else "cat", face_up=up))
+    scene = Scene("dogo-dash", board.ref, pieces)
+    camera = random_camera(rng, board, load_render_config().camera)
+    res = render_scene(board, scene, camera, clean_style(), seed=1, specs=specs)
+    quads = card_quads_px(res.transform(), [(p.x, p.y) for p in pieces], [p.angle_deg for p in pieces],
+                          [p.size for p in pieces], height_mm=pieces[0].height)
+    labels, conf = classify_cards(res.image, quads)
+    assert list(labels) == kinds

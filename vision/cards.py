@@ -29,7 +29,8 @@ class CardFinderConfig:
     range of long/short edge in the image (perspective stretches it); ``min_fill`` contour area over
     quad area; ``max_side`` the longest image side the finder works at (bigger photos are shrunk);
     ``nms_iou`` above which two candidates are the same card; ``min_score`` the least card-likeness
-    (0.6 × the fraction of white card stock inside + 0.4 × the contrast with the surround)."""
+    (0.6 × the fraction of white card stock inside + 0.4 × the contrast with the surround);
+    ``min_ink`` the least printed fraction of the inside (blank paper is not a card)."""
 
     min_area: float = 0.004
     max_area: float = 0.5
@@ -38,6 +39,7 @@ class CardFinderConfig:
     max_side: int = 640
     nms_iou: float = 0.5
     min_score: float = 0.45
+    min_ink: float = 0.01
     open_px: tuple = (9, 17)
 
 
@@ -232,7 +234,8 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     fills = np.array([c[1] for c in cands])
     white_v = 0.7 * float(np.percentile(hsv[:, :, 2], 99.5))
     scores = np.array([_score(grey, hsv, q, white_v) for q in quads])
-    keep = scores >= cfg.min_score
+    ink = np.array([_ink(hsv, q, white_v) for q in quads])
+    keep = (scores >= cfg.min_score) & (ink >= cfg.min_ink)
     quads, scores, fills = quads[keep], scores[keep], fills[keep]
     order = _nms(quads, scores, fills, cfg.nms_iou)
     quads, scores = quads[order], scores[order]
@@ -316,6 +319,20 @@ def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float) 
     v_out = np.median(grey[ring > 0]) / 255.0
     contrast = float(np.clip((v_in - v_out) * 4.0, 0, 1))
     return float(np.clip(0.6 * white + 0.4 * contrast, 0, 1))
+
+
+def _ink(hsv: np.ndarray, quad: np.ndarray, white_v: float) -> float:
+    """The fraction of the inside of ``quad`` that is printed (dark or coloured): a card carries
+    pips, an index, a picture; a blank sheet of paper or a napkin does not."""
+    import cv2
+
+    mask = np.zeros(hsv.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
+    inner = cv2.erode(mask, np.ones((7, 7), np.uint8)) > 0
+    if not inner.any():
+        return 0.0
+    v, s = hsv[:, :, 2][inner].astype(np.float32), hsv[:, :, 1][inner].astype(np.float32)
+    return float(((v < 0.6 * white_v) | (s > 80)).mean())
 
 
 def _nms(quads: np.ndarray, scores: np.ndarray, fills: np.ndarray, iou: float) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-TASK_NAMES = ("egg-face", "egg-colour", "card", "team", "colour")
+TASK_NAMES = ("egg-face", "egg-colour", "card", "team", "colour", "racer-colour")
 
 
 def register(subparsers) -> None:

@@ -1,7 +1,7 @@
 """Training and test crops for the attribute classifiers, rendered by the simulator.
 
 ``render_crops(task, frames, seed)`` fills scenes with the task's pieces (discs of both teams, discs
-of every named colour, Morris eggs of every colour and face, Dogo Dash cards of every kind face up
+of every named colour, Dodo Dash racers of every racer colour, Morris eggs of every colour and face, Dogo Dash cards of every kind face up
 and down), renders each with a random camera and a random style from ``sim/render.yaml``
 (occluders off: a crop is of one piece), and cuts every piece at least ``min_visible`` visible out of
 the frame the way the live path will: round pieces by the box of their top face (jittered like a
@@ -25,8 +25,9 @@ from vision.classify import CARD_KINDS, DISC_COLOURS, EGG_COLOURS, get_task
 
 BOARDS = {"team": ("dino-dunk/tropic-turf", "dino-dunk/crater-court"),
           "colour": ("dino-dunk/tropic-turf", "dino-dunk/crater-court"),
+          "racer-colour": ("dodo-dash/dodorado-jungle", "dodo-dash/dodorado-temple"),
           "egg-face": ("morris/waterfall",), "egg-colour": ("morris/waterfall",), "card": ("dogo-dash/table",)}
-GAMES = {"team": "dino-dunk", "colour": "dino-dunk", "egg-face": "morris", "egg-colour": "morris", "card": "dogo-dash"}
+RACER_COLOURS = ("red", "blue", "yellow", "green", "purple", "orange", "white", "pink")
 
 
 @dataclass
@@ -73,9 +74,15 @@ def _scene(task: str, rng, board, specs, per_frame: int):
     from sim.scenarios.common import piece
     from sim.scene import Scene
 
-    game = GAMES[task]
+    game = board.ref.split("/")[0]
     pieces, labels = [], {}
-    if task in ("team", "colour"):
+    if task == "racer-colour":  # racer miniatures: a white head on a coloured body
+        for i, (x, y) in enumerate(_grid_spots(rng, board, 22.0, per_frame)):
+            lab = RACER_COLOURS[int(rng.integers(len(RACER_COLOURS)))]
+            p = piece(specs, game, "racer", f"p{i}", x, y, angle_deg=rng.uniform(0, 360), colour=lab)
+            pieces.append(p)
+            labels[p.id] = lab
+    elif task in ("team", "colour"):
         kinds = ("disc-large", "disc-medium", "disc-medium", "disc-small")
         for i, (x, y) in enumerate(_grid_spots(rng, board, 26.0, per_frame)):
             kind = kinds[int(rng.integers(len(kinds)))]
@@ -123,6 +130,16 @@ def _top_face_box_px(camera, p) -> tuple:
     return (*px.min(0), *px.max(0))
 
 
+def figure_box_px(camera, p) -> tuple:
+    """The image box of a standing figure (a racer): its base and its top rims together."""
+    from sim.bodies import ring
+
+    r = p.radius or 10.0
+    pts = np.vstack([ring(p.x, p.y, p.z, r, n=32), ring(p.x, p.y, p.z + p.height, r, n=32)])
+    px = camera.project(pts)
+    return (*px.min(0), *px.max(0))
+
+
 def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_visible: float = 0.9,
                  box_jitter: float = 0.04, corner_jitter_px: float = 1.0, camera_reuse: int = 4,
                  progress=None) -> CropSet:
@@ -132,7 +149,7 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
     from sim.camera import random_camera
     from sim.render import render_scene
     from sim.style import load_render_config, random_style
-    from vision.attributes import square_crop
+    from vision.attributes import box_crop, square_crop
     from vision.cards import rectify_card
 
     spec = get_task(task).spec
@@ -164,6 +181,11 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
                 crop = rectify_card(res.image, quad, spec.size)
                 if rng.random() < 0.5:  # either short edge may come out on top
                     crop = crop[::-1, ::-1].copy()
+            elif task == "racer-colour":
+                x0, y0, x1, y1 = figure_box_px(camera, by_id[pid])
+                s = max(x1 - x0, y1 - y0, 2.0)
+                jit = rng.uniform(-box_jitter, box_jitter, 4) * s
+                crop = box_crop(res.image, (x0 + jit[0], y0 + jit[1], x1 + jit[2], y1 + jit[3]))
             else:
                 x0, y0, x1, y1 = _top_face_box_px(camera, by_id[pid])
                 s = max(x1 - x0, y1 - y0, 2.0)

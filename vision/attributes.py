@@ -62,6 +62,22 @@ def square_crop(image: np.ndarray, xyxy, margin: float = 0.08) -> np.ndarray:
     return image[b0:b1, a0:a1]
 
 
+def box_crop(image: np.ndarray, xyxy) -> np.ndarray:
+    """The crop of the box ``xyxy`` (image px) as it is (not squared; a standing figure), at least
+    2 px each way; parts outside the image are filled by replicating the border."""
+    import cv2
+
+    x0, y0, x1, y1 = (float(v) for v in xyxy)
+    a0, b0 = int(np.floor(x0)), int(np.floor(y0))
+    a1, b1 = max(int(np.ceil(x1)), a0 + 2), max(int(np.ceil(y1)), b0 + 2)
+    h, w = image.shape[:2]
+    pad = max(0, -a0, -b0, a1 - w, b1 - h)
+    if pad:
+        image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+        a0, b0, a1, b1 = a0 + pad, b0 + pad, a1 + pad, b1 + pad
+    return image[b0:b1, a0:a1]
+
+
 def crops_from_boxes(image: np.ndarray, xyxy: np.ndarray, margin: float = 0.08) -> list:
     """One square crop per box of ``xyxy`` (n, 4) image px."""
     return [square_crop(image, b, margin) for b in np.asarray(xyxy, dtype=np.float64).reshape(-1, 4)]

@@ -4,7 +4,7 @@
 Tasks (``TASKS``): ``egg-face`` (whole / broken), ``egg-colour`` (blue, purple, red, yellow),
 ``card`` (cat, dog, bear, cookie, good-boy, back: on a card rectified upright), ``team`` (home /
 away, from the disc's printed team pattern, whatever the team colours), ``colour`` (the named colour
-of a disc's or racer's top face).
+of a disc's top face), ``racer-colour`` (a Dodo Dash racer, cut by the box of the whole figure).
 
 Where models are read from: a user profile made by ``tableref teach``
 (``$TABLEREF_HOME/profiles/<name>/<task>.npz``, ``TABLEREF_HOME`` defaulting to ``~/.tableref``)
@@ -32,6 +32,7 @@ SHIPPED_DIR = ROOT / "models" / "attributes"
 
 CARD_KINDS = ("cat", "dog", "bear", "cookie", "good-boy", "back")
 EGG_COLOURS = ("blue", "purple", "red", "yellow")
+RACER_COLOURS = ("red", "blue", "yellow", "green", "purple", "orange", "white", "pink")
 DISC_COLOURS = ("blue", "purple", "red", "yellow", "green", "orange", "white", "black", "pink", "brown", "grey", "cyan")
 
 
@@ -54,7 +55,9 @@ TASKS = {
     "team": Task("team", ("home", "away"), FeatureSpec((40, 40), ("colour", "radial", "hog", "lbp"), 8, True),
                  help="Dino Dunk team from the disc's printed pattern (ring: home, stripes: away)"),
     "colour": Task("colour", DISC_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, True),
-                   help="named colour of a disc's or racer's top face"),
+                   help="named colour of a disc's top face"),
+    "racer-colour": Task("racer-colour", RACER_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, False),
+                         help="Dodo Dash racer colour, on the box of the whole figure (base and top rims)"),
 }
 
 
@@ -239,8 +242,14 @@ def load_classifier(task: str, profile: str | None = None, shipped_dir: str | Pa
 
 def classify_boxes(image: np.ndarray, xyxy: np.ndarray, task: str, profile: str | None = None,
                    classifier: LinearClassifier | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Labels (n,) and confidence (n,) of the round pieces in boxes ``xyxy`` (n, 4) **image px**."""
+    """Labels (n,) and confidence (n,) of the round pieces in boxes ``xyxy`` (n, 4) **image px**:
+    the box of the top face for discs and eggs, of the whole figure (base and top rims) for
+    ``racer-colour``."""
+    from vision.attributes import box_crop
+
     clf = classifier or load_classifier(task, profile)
+    if task == "racer-colour":
+        return clf.predict([box_crop(image, b) for b in np.asarray(xyxy, np.float64).reshape(-1, 4)])
     return clf.predict(crops_from_boxes(image, xyxy))
 
 

@@ -31,7 +31,7 @@ import numpy as np
 from vision.classify import LinearClassifier, evaluate, get_task, load_classifier, profile_dir, SHIPPED_DIR
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
-FREE_CLASSES = ("team", "colour")
+FREE_CLASSES = ("team", "colour", "racer-colour")
 FINE_TUNE_L2 = 0.3  # tasks whose class names the user chooses
 ALIASES = {"goodboy": "good-boy", "good_boy": "good-boy", "face-down": "back", "down": "back"}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from dino_dunk_helpers import events, move, play, quiet_turn, skip_offers, start
+from .dino_dunk_helpers import events, move, play, quiet_turn, skip_offers, start
 
 from rules.core import IllegalActionError
 from rules.dino_dunk import (Activate, DunkResult, MoveResult, PassResult, ShotResult, Skip, UseAbility)
@@ -174,7 +174,7 @@ def test_abilities_are_skipped_as_a_whole():
 
 # -- Tail Fake when the Ankylosaurus gets the ball in setup step 7 ------------------------------------
 def _setup_to_step_7(offense="away"):
-    from dino_dunk_helpers import METEORS, TROPICS
+    from .dino_dunk_helpers import METEORS, TROPICS
 
     from rules.dino_dunk import new_game
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from dino_dunk_helpers import move, play, start
+from .dino_dunk_helpers import move, play, start
 
 from rules.core import IllegalActionError
 from rules.dino_dunk import (Activate, DunkResult, FactError, MoveResult, PassResult, ShotResult, Skip)
@@ -145,7 +145,7 @@ def test_after_a_score_the_other_team_resets_and_starts():
     game = start()
     _shoot(game, ShotResult(overlaps_zone=True))
     assert game.pending() == {"kind": "carrier", "side": "away"}
-    from dino_dunk_helpers import events
+    from .dino_dunk_helpers import events
 
     from rules.dino_dunk import ChooseCarrier, PlacementDone
 

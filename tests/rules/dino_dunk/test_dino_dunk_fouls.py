@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from dino_dunk_helpers import move, play, quiet_turn, start
+from .dino_dunk_helpers import move, play, quiet_turn, start
 
 from rules.core import IllegalActionError
 from rules.dino_dunk import (Activate, ChooseCarrier, MoveResult, PlacementDone, ShotResult, Skip,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from dino_dunk_helpers import play, start
+from .dino_dunk_helpers import play, start
 
 from rules.dino_dunk import Activate, SetupError, ShotResult, Skip, new_game
 

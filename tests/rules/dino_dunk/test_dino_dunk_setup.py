@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from dino_dunk_helpers import METEORS, TROPICS, play, start
+from .dino_dunk_helpers import METEORS, TROPICS, play, start
 
 from rules.core import IllegalActionError
 from rules.dino_dunk import (ChooseCarrier, ChooseRoster, FlipBall, PlacementDone, SetupError, new_game)

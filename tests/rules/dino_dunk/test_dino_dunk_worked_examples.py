@@ -1,6 +1,6 @@
 """The two worked examples printed in the rulebook, step by step, the state checked after each."""
 
-from dino_dunk_helpers import METEORS, play, quiet_turn, start
+from .dino_dunk_helpers import METEORS, play, quiet_turn, start
 
 from rules.dino_dunk import (Activate, ChooseCarrier, MoveResult, PassResult, PlacementDone, Skip,
                              UseAbility, new_game)

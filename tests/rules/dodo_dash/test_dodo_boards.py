@@ -1,7 +1,7 @@
 """Dodorado Jungle traps and Dodorado Temple drifting and charms."""
 
 import pytest
-from dodo_helpers import choose_all, pos
+from .dodo_helpers import choose_all, pos
 
 from rules.dodo_dash import Choose, Hits, Roll, new_game
 

@@ -1,7 +1,7 @@
 """Damage, costs, blocking chains, drawing and stealing, projectiles, targets, abilities and powers."""
 
 import pytest
-from dodo_helpers import catalogue_with, choose_all, close_windows, hand, kinds, plain_game, pos
+from .dodo_helpers import catalogue_with, choose_all, close_windows, hand, kinds, plain_game, pos
 
 from rules.dodo_dash import (
     CardNotInHand, Decide, Discard, DodoDashError, EndReactions, Hits, NotYourDecision, PlayReaction, Target,

@@ -5,7 +5,7 @@ import json
 import random
 
 import pytest
-from dodo_helpers import movement_total
+from .dodo_helpers import movement_total
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

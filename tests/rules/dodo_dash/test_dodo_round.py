@@ -1,7 +1,7 @@
 """Scheming, Running, End of Round and End of Race."""
 
 import pytest
-from dodo_helpers import catalogue_with, choose_all, close_windows, kinds, plain_game, pos
+from .dodo_helpers import catalogue_with, choose_all, close_windows, kinds, plain_game, pos
 
 from rules.core import IllegalActionError
 from rules.dodo_dash import CardNotInHand, Choose, DodoDashError, EndReactions, NotYourDecision, PlayReaction

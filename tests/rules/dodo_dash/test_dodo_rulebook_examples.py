@@ -1,6 +1,6 @@
 """The rulebook's three worked examples, step by step, with the state checked after each step."""
 
-from dodo_helpers import close_windows, hand, kinds, plain_game, pos
+from .dodo_helpers import close_windows, hand, kinds, plain_game, pos
 
 from rules.dodo_dash import Choose, Discard, EndReactions, Hits, PlayReaction, Roll, new_game
 

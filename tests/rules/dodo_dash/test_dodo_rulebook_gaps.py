@@ -2,7 +2,7 @@
 catalogue entry in the effect vocabulary, the Plesiododo direction reversal, the placeholder Charm
 tiles marked for the user."""
 
-from dodo_helpers import close_windows, plain_game, pos
+from .dodo_helpers import close_windows, plain_game, pos
 
 from rules.dodo_dash import Choose, Discard, Roll, catalogue, new_game
 from rules.dodo_dash.layout import Track

@@ -1,7 +1,7 @@
 """Setup: 1-9 players, tracks by player count, start hexes, hands, decks, tiles, Challengers."""
 
 import pytest
-from dodo_helpers import movement_total
+from .dodo_helpers import movement_total
 
 from rules.dodo_dash import SetupError, new_game
 

@@ -1,7 +1,7 @@
 """Treasure Hunt variant and the solo / 2-player Challengers."""
 
 import pytest
-from dodo_helpers import catalogue_with, choose_all, close_windows, drain, pos
+from .dodo_helpers import catalogue_with, choose_all, close_windows, drain, pos
 
 from rules.dodo_dash import Choose, Roll, new_game
 

@@ -129,7 +129,7 @@ SCHEMAS = {
         "xy": {"type": ["array", "null"], "items": {"type": "number"}, "description": "mat mm"},
         "who": {"type": "string"}, "clear": {"type": "boolean"}}},
     "TeachRun": {"type": "object", "required": ["task"], "properties": {
-        "task": {"type": "string", "enum": ["egg-face", "egg-colour", "card", "team", "colour"]},
+        "task": {"type": "string", "description": "an attribute task of vision.classify (GET /api/teach lists them)"},
         "profile": {"type": "string"}, "folds": {"type": "integer", "minimum": 2, "maximum": 10},
         "with_shipped": {"type": "boolean"}}},
     "Profile": {"type": "object", "required": ["profile"], "properties": {"profile": {"type": ["string", "null"]}}},

@@ -28,6 +28,9 @@ def register(sub) -> None:
     p.add_argument("--demo-path", choices=["auto", "session", "truth"], default="auto",
                    help="where the demo's calls come from: the live-table session (session), the simulator's true "
                         "positions with an assumed sigma (truth), or the session when usable (auto, the default)")
+    p.add_argument("--demo-detector", choices=["oracle", "vision"], default="oracle",
+                   help="the session demo's detector: the simulator's positions with noise (oracle, light), or "
+                        "vision.detect on every rendered frame (vision, about one core)")
     p.add_argument("--resume", action="store_true", help="with --demo: continue the match on the table instead of starting one")
     p.add_argument("--source", default="", help="video source, e.g. sim://morris?seed=3 (video and pieces only; "
                    "webcams come with the live-table session)")
@@ -85,7 +88,7 @@ def _serve(args) -> int:
 
         auto = None if args.demo_auto_confirm < 0 else args.demo_auto_confirm
         demo = start_demo(app, args.demo_path, seed=args.demo_seed, pace_s=args.demo_pace, auto_confirm_s=auto,
-                          new_match=not args.resume)
+                          new_match=not args.resume, detector=args.demo_detector)
         print(f"tableref: demo {app.extensions['tableref.demo']['label']}", flush=True)
     if video:
         video.start()

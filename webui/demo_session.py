@@ -35,10 +35,12 @@ from webui.link import TableLink
 
 log = logging.getLogger("tableref.demo")
 LABEL_SESSION = "calls from the live-table session (session.DinoDunkSession; oracle detector: sim positions + noise)"
+LABEL_SESSION_VISION = "calls from the live-table session (session.DinoDunkSession; vision.detect on the rendered frames)"
 LABEL_TRUTH = "calls from the simulator's true positions with an assumed σ (fallback: the session is not in the loop)"
-DETECTOR_NOTE = ("vision.detect is not in the demo's loop: the session needs every frame at 30 frames/s, the "
-                 "classical detector takes about 120 ms per 960x640 frame here, and its shipped team classifier "
-                 "does not yet tell the demo's teams apart (identities would break)")
+DETECTOR_NOTE = ("the oracle detector (the simulator's positions with a detector's noise) keeps the demo light; "
+                 "--demo-detector vision puts vision.detect in the loop (about 30 ms per 960x640 frame plus the "
+                 "render of every frame)")
+VISION_NOTE = "every frame is rendered and detected by vision.detect (classical / hybrid), then tracked by the session"
 ACTOR = "referee (live-table session)"
 
 
@@ -80,7 +82,7 @@ def start_demo(app, path: str = "auto", **kw):
 class SessionDemoTable:
     def __init__(self, app, seed: int = 7, board: str = "dino-dunk/tropic-turf", pace_s: float = 1.0, fps: float = 10.0,
                  auto_confirm_s: float | None = 8.0, size: tuple = (960, 640), target: int = 6, render_every: int = 1,
-                 hold_s: float = 0.5, new_match: bool = True, fallback: bool = True):
+                 hold_s: float = 0.5, new_match: bool = True, fallback: bool = True, detector: str = "oracle"):
         self.app = app
         self.seed = seed
         self.board_ref = board
@@ -92,6 +94,11 @@ class SessionDemoTable:
         self.render_every = max(1, int(render_every))
         self.hold_s = hold_s
         self.fallback = fallback
+        if detector not in ("oracle", "vision"):
+            raise ValueError(f"detector: expected oracle or vision, got {detector!r}")
+        self.detector_kind = detector
+        if detector == "vision":
+            set_path(app, "session", LABEL_SESSION_VISION, VISION_NOTE)
         self.match_id: str | None = None
         self.status = "starting"
         self.flicks = 0
@@ -99,7 +106,8 @@ class SessionDemoTable:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._fallback = None
-        set_path(app, "session", LABEL_SESSION, DETECTOR_NOTE)
+        if detector == "oracle":
+            set_path(app, "session", LABEL_SESSION, DETECTOR_NOTE)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self) -> "SessionDemoTable":
@@ -165,7 +173,8 @@ class SessionDemoTable:
         st = self.bot.game.state
         rosters = {side: list(st["rosters"][side]) for side in st["sides"]}
         setup = {"target_score": self.target, "rosters": rosters, "offense": st["offense"]}
-        self.det = OracleDetector(self.board, seed=self.seed + self.games)
+        self.det = (OracleDetector(self.board, seed=self.seed + self.games) if self.detector_kind == "oracle"
+                    else RenderedDetector(self))
         # the simulator judges the three-point line by the whole disc (sim.truth): the session is set the same way
         self.session = DinoDunkSession(self.board, self.det, game=R.new_game(**setup), specs=self.specs,
                                        referee=load_config().with_(three_point="whole_disc"))
@@ -187,13 +196,20 @@ class SessionDemoTable:
         self.session.step(frame)
         self._index += 1
         if render or self._jpeg is None:
-            image = self._render(self.board, scene, self.camera, seed=self.seed).image
+            image = self.rendered(scene)
             self._jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
         obs = self.session._last_obs
         pieces = obs.to_pieces() if obs is not None else []
         self.link.frame(self._jpeg, pieces=pieces, mat_to_image=self.H, size=self.size, source="sim demo · live-table session")
         if render:
             time.sleep(1.0 / self.fps)
+
+    def rendered(self, scene):
+        """The scene rendered by the demo's camera (BGR, image px); the last one is kept."""
+        if getattr(self, "_rendered_scene", None) is not scene:
+            self._rendered_image = self._render(self.board, scene, self.camera, seed=self.seed).image
+            self._rendered_scene = scene
+        return self._rendered_image
 
     def _idle(self, scene, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -220,8 +236,9 @@ class SessionDemoTable:
                 action = action_from_dict({k: v for k, v in e.items() if k not in ("kind", "t")}, R.ACTIONS)
                 if type(action).__name__ in FACT_FIELDS:
                     continue
-                self.session.act(action)
+                self._resync()  # the record is the truth: the session's engine starts from it
                 self.link.action(action_to_dict(action), actor="demo player")
+                self.session.act(action)
                 if isinstance(action, R.ChooseCarrier):  # a reset: the players confirm the new layout
                     self.session.assign_at([(p.id, p.x, p.y) for p in ep.frames[0].pieces if not p.attributes.get("static")])
             n_flicks = len(self.session.flicks)
@@ -242,6 +259,7 @@ class SessionDemoTable:
                 self._bridge(new[-1] if new else None, truth, ep.frames[-1])
                 self.flicks += 1
             self._sync_identities()
+            self._resync()
             if self.bot.over or self.link.snapshot(self.match_id)["outcome"] is not None:
                 self._idle(ep.frames[-1], 5.0)
                 return
@@ -254,7 +272,7 @@ class SessionDemoTable:
     def _name_pieces(self) -> None:
         obs = self.session._last_obs
         for tid, truth_id in zip(obs.track_id, self.det.last_ids):
-            if int(tid) < 0:
+            if int(tid) < 0 or not truth_id:
                 continue
             try:
                 record.assign_identity(self.link.store, self.link.hub, self.match_id, truth_id, int(tid),
@@ -263,6 +281,13 @@ class SessionDemoTable:
             except record.StoreError as exc:
                 log.warning("demo: could not name %s: %s", truth_id, exc)
         self.named = True
+
+    def _resync(self) -> None:
+        """The session's engine follows the record (a dispute replayed with its newest decision, a
+        correction): when the two differ, the session takes a copy of the record's game."""
+        game, _ = self.link.game_copy(self.match_id)
+        if self.session.pending is None and game.state != self.session.game.state:
+            self.session.game = game
 
     def _sync_identities(self) -> None:
         """The tracker's names (they move to new tracks after a reset, when the players confirm the
@@ -387,6 +412,38 @@ class SessionDemoTable:
 
     def info(self) -> dict:
         return {"path": "session", "status": self.status, "match": self.match_id, "flicks": self.flicks, "games": self.games}
+
+
+class RenderedDetector:
+    """``vision.detect.Detector`` on the demo's rendered frames (the session's detector when the
+    demo runs with ``detector="vision"``): the registration is the demo camera's, the empty mat a
+    render of the board with no pieces. ``last_ids`` (for the demo "players" naming the discs once)
+    is the nearest simulated piece to each detection, as players know their own pieces."""
+
+    name = "vision.detect on rendered frames"
+
+    def __init__(self, demo: "SessionDemoTable"):
+        from sim.scene import Scene
+        from vision.detect import Detector
+
+        self.demo = demo
+        empty = demo._render(demo.board, Scene("dino-dunk", demo.board.ref, []), demo.camera, seed=demo.seed).image
+        self.detector = Detector(demo.board, demo.camera.transform(), specs=demo.specs, background=empty, method="auto")
+        self.last_ids: list = []
+
+    def __call__(self, frame, quality: str = "full"):
+        import numpy as np
+
+        scene = frame.scene
+        obs = self.detector(self.demo.rendered(scene), int(frame.index), float(frame.t))
+        pieces = [p for p in scene.pieces if not p.attributes.get("static")]
+        truth = np.array([[p.x, p.y] for p in pieces]) if pieces else np.zeros((0, 2))
+        ids = []
+        for xy in np.asarray(obs.xy).reshape(-1, 2):
+            d = np.hypot(*(truth - xy).T) if len(truth) else np.zeros(0)
+            ids.append(pieces[int(d.argmin())].id if len(d) and d.min() < 30.0 else "")
+        self.last_ids = ids
+        return obs
 
 
 def _resolved(ruling, facts, values):

@@ -70,3 +70,28 @@ def test_resume_keeps_the_truth_path(app, client):
         assert client.get("/api/frame").get_json()["demo"]["why"].startswith("--resume")
     finally:
         demo.stop()
+
+
+def test_session_demo_with_vision_detect_in_the_loop(app, client):
+    from webui.demo_session import LABEL_SESSION_VISION
+
+    demo = SessionDemoTable(app, seed=7, pace_s=0.05, fps=60, auto_confirm_s=0.3, hold_s=0.3, detector="vision").start()
+    try:
+        def called():
+            if not demo.match_id:
+                return None
+            rows = client.get(f"/api/matches/{demo.match_id}/log").get_json()["rows"]
+            return rows if sum(r["kind"] == "call" for r in rows) >= 2 else None
+
+        rows = _wait(called, 150)
+        assert rows, f"no calls with vision.detect in the loop: {demo.status}"
+        assert client.get("/api/frame").get_json()["demo"]["label"] == LABEL_SESSION_VISION
+        assert sum(r["kind"] == "identity" for r in rows) >= 8  # the players named what the detector found
+    finally:
+        demo.stop()
+    assert not demo.status.startswith("stopped"), demo.status
+
+
+def test_unknown_demo_detector_is_refused(app):
+    with pytest.raises(ValueError, match="oracle or vision"):
+        SessionDemoTable(app, detector="magic")

@@ -283,6 +283,35 @@ def get_empty_mat(game, name):
     return send_file(path, mimetype="image/png", max_age=0)
 
 
+# -- the live-table session on the camera ---------------------------------------------------------
+@bp.get("/session")
+def session_status():
+    """The camera's live-table session: running, frames processed, calls, last error."""
+    from webui import camera_session
+
+    return jsonify(camera_session.status(current_app._get_current_object()))
+
+
+@bp.post("/session/start")
+def session_start():
+    """Attach a live-table session to the current match on the served source: {method?} (the
+    detector: auto, classical, hybrid, yolo). 409 when the mat is not registered or the empty mat
+    not captured."""
+    from webui import camera_session
+
+    method = body().get("method", "auto")
+    if method not in ("auto", "classical", "hybrid", "yolo"):
+        raise InputError("method: expected auto, classical, hybrid or yolo")
+    return jsonify(camera_session.start(current_app._get_current_object(), get_store(), method)), 201
+
+
+@bp.post("/session/stop")
+def session_stop():
+    from webui import camera_session
+
+    return jsonify(camera_session.stop(current_app._get_current_object()))
+
+
 # -- camera calibration ---------------------------------------------------------------------------
 @bp.get("/camera")
 def camera_status():

@@ -305,7 +305,6 @@ class SessionDemoTable:
 
     def _bridge(self, flick, truth: dict, last_scene) -> None:
         """The session's outcome of one flick into the record."""
-        from rules.core import action_to_dict
 
         if flick is None or flick.status not in ("applied", "pending"):
             why = "no flick seen" if flick is None else f"no call ({'; '.join(flick.notes) or flick.status})"
@@ -313,26 +312,13 @@ class SessionDemoTable:
                 self.session.act(self.session.game.action_from_dict(truth))
             self.link.fact(truth, actor=f"demo referee (sim truth: the session made {why})")
             return
+        posted = post_flick(self.link, flick, self._evidence())
         if flick.status == "applied":
-            main = self._main_verdict(flick) or {"question": f"{flick.ruling.name}?", "answer": "yes"}
-            if main["answer"] == "too_close":
-                main = {**main, "answer": "yes"}
-            # the session was sure: the call is applied at once, its fact tied to it (so it can be disputed)
-            out = self.link.call({**main, **self._evidence(), "confidence": 1.0, "proposed_action": flick.fact,
-                                  "alternative_action": None})
-            self._check_against_truth(out["id"], flick, truth)
+            self._check_against_truth(posted["id"], flick, truth)
             return
         # too close: the record holds the call until a person (or the demo's judge) decides
-        ruling = flick.ruling
-        open_facts = ruling.open_facts()
-        proposed = action_to_dict(_resolved(ruling, open_facts, None).action())
-        flipped = {f: (not ruling.pending[f].proposed) for f in open_facts if isinstance(ruling.pending[f].proposed, bool)}
-        alternative = action_to_dict(_resolved(ruling, open_facts, flipped).action()) if len(flipped) == len(open_facts) else None
-        main = self._main_verdict(flick, prefer_open=open_facts) or {"question": f"{ruling.name}: {', '.join(open_facts)}?",
-                                                                      "answer": "too_close"}
-        out = self.link.call({**main, **self._evidence(), "answer": "too_close", "proposed_action": proposed,
-                              "alternative_action": alternative})
-        cid = out["id"]
+        cid, open_facts, flipped = posted["id"], posted["open_facts"], posted["flipped"]
+        proposed, alternative = posted["proposed"], posted["alternative"]
         asked = time.monotonic()
         while not self._stop.is_set():
             call = self.link.snapshot(self.match_id)
@@ -349,16 +335,8 @@ class SessionDemoTable:
             time.sleep(0.2)
         if self._stop.is_set():
             return
-        status = c["status"] if c else "confirmed"
+        status = apply_decision(self.link, self.session, c, posted, actor="demo referee")
         by_demo_judge = bool(c and c.get("decision") and c["decision"]["who"].startswith("demo judge"))
-        if status == "overridden" and flipped:
-            for f in open_facts:
-                self.session.override(f, flipped[f], by="dashboard")
-        elif status == "dismissed":
-            self.session.confirm(by="dashboard (dismissed: the rule's default)")
-            self.link.fact(proposed, actor="demo referee (a dismissed call: the rule's default applied)")
-        else:
-            self.session.confirm(by="dashboard")
         if by_demo_judge and status in ("confirmed", "overridden"):
             self._check_against_truth(cid, flick, truth)  # an open fact was right, another one wrong
 
@@ -388,18 +366,6 @@ class SessionDemoTable:
         self.link.decide(cid, "override", who, "overridden with the simulator's truth", action=truth)
         self.session.correct(self.session.game.action_from_dict(truth))
         self.disputed = getattr(self, "disputed", 0) + 1
-
-    def _main_verdict(self, flick, prefer_open=None) -> dict | None:
-        verdicts = list(getattr(flick.ruling, "verdicts", ()) or ())
-        if prefer_open:
-            for f in prefer_open:
-                vs = flick.ruling.pending[f].verdicts
-                if vs:
-                    verdicts = list(vs) + verdicts
-                    break
-        if not verdicts:
-            return None
-        return verdicts[0].to_dict()
 
     def _diverged(self) -> bool:
         from session.simgame import _diverged
@@ -444,6 +410,63 @@ class RenderedDetector:
             ids.append(pieces[int(d.argmin())].id if len(d) and d.min() < 30.0 else "")
         self.last_ids = ids
         return obs
+
+
+def main_verdict(flick, prefer_open=None) -> dict | None:
+    verdicts = list(getattr(flick.ruling, "verdicts", ()) or ())
+    if prefer_open:
+        for f in prefer_open:
+            vs = flick.ruling.pending[f].verdicts
+            if vs:
+                verdicts = list(vs) + verdicts
+                break
+    if not verdicts:
+        return None
+    return verdicts[0].to_dict()
+
+
+def post_flick(link: TableLink, flick, evidence: dict) -> dict:
+    """A session's flick (``applied`` or ``pending``) into the record as a call, the same for the demo
+    and a camera session. ``evidence`` {evidence_images, ghost}. An applied flick: a confident call
+    whose fact the record applies at once (it can still be disputed); a pending one (too close): a
+    call that waits for a person, with the session's proposal and the alternative. Returns {id,
+    status, open_facts, flipped, proposed, alternative} (the last four for a pending call)."""
+    from rules.core import action_to_dict
+
+    if flick.status == "applied":
+        main = main_verdict(flick) or {"question": f"{flick.ruling.name}?", "answer": "yes"}
+        if main["answer"] == "too_close":
+            main = {**main, "answer": "yes"}
+        out = link.call({**main, **evidence, "confidence": 1.0, "proposed_action": flick.fact, "alternative_action": None})
+        return {"id": out["id"], "status": "applied", "open_facts": [], "flipped": {}, "proposed": flick.fact,
+                "alternative": None}
+    ruling = flick.ruling
+    open_facts = ruling.open_facts()
+    proposed = action_to_dict(_resolved(ruling, open_facts, None).action())
+    flipped = {f: (not ruling.pending[f].proposed) for f in open_facts if isinstance(ruling.pending[f].proposed, bool)}
+    alternative = action_to_dict(_resolved(ruling, open_facts, flipped).action()) if len(flipped) == len(open_facts) else None
+    main = main_verdict(flick, prefer_open=open_facts) or {"question": f"{ruling.name}: {', '.join(open_facts)}?",
+                                                            "answer": "too_close"}
+    out = link.call({**main, **evidence, "answer": "too_close", "proposed_action": proposed,
+                     "alternative_action": alternative})
+    return {"id": out["id"], "status": "pending", "open_facts": open_facts, "flipped": flipped, "proposed": proposed,
+            "alternative": alternative}
+
+
+def apply_decision(link: TableLink, session, call: dict | None, posted: dict, actor: str) -> str:
+    """Hand the decision on a pending call (``call`` its record row, ``posted`` what
+    :func:`post_flick` returned) back to the session: overridden, dismissed (the rule's default
+    fact recorded by ``actor``) or confirmed. Returns the call's status."""
+    status = call["status"] if call else "confirmed"
+    if status == "overridden" and posted["flipped"]:
+        for f in posted["open_facts"]:
+            session.override(f, posted["flipped"][f], by="dashboard")
+    elif status == "dismissed":
+        session.confirm(by="dashboard (dismissed: the rule's default)")
+        link.fact(posted["proposed"], actor=f"{actor} (a dismissed call: the rule's default applied)")
+    else:
+        session.confirm(by="dashboard")
+    return status
 
 
 def _resolved(ruling, facts, values):

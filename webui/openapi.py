@@ -60,6 +60,11 @@ PATHS = {
     "/api/empty-mat": {"post": _op("Capture the latest frame as the board's empty mat", "Registration", ok="201")},
     "/api/empty-mat/{game}/{name}": {"get": _op("The captured empty mat (PNG)", params=(("game", "path"), ("name", "path")),
                                                 produces="image/png")},
+    "/api/session": {"get": _op("The camera's live-table session: running, frames processed, calls, last error")},
+    "/api/session/start": {"post": _op("Attach a live-table session (vision.detect) to the current match on the served "
+                                       "source; needs the mat registered and the empty mat captured (409 otherwise)",
+                                       "SessionStart", ok="201")},
+    "/api/session/stop": {"post": _op("Stop the camera's live-table session", "Empty")},
     "/api/camera": {"get": _op("Camera calibration: the views kept so far (ChArUco corners found in each), the "
                                "board's settings, and the saved camera file (RMS error)")},
     "/api/camera/views": {
@@ -94,6 +99,9 @@ PATHS = {
 SCHEMAS = {
     "Error": {"type": "object", "properties": {"error": {"type": "string"}, "status": {"type": "integer"}}},
     "Empty": {"type": "object"},
+    "SessionStart": {"type": "object", "properties": {
+        "method": {"type": "string", "enum": ["auto", "classical", "hybrid", "yolo"], "default": "auto",
+                   "description": "vision.detect's method"}}},
     "Action": {"type": "object", "required": ["type"], "description": "an engine action: {type: ClassName, ...fields}",
                "properties": {"type": {"type": "string"}}, "additionalProperties": True},
     "MatchCreate": {"type": "object", "required": ["game", "board"], "properties": {

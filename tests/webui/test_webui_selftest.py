@@ -58,7 +58,10 @@ def test_sheet_files_are_true_scale(client, tmp_path):
     assert {m["id"] for m in sheet["markers"]}.isdisjoint({0, 1, 2, 3})  # not the mat's own markers
 
 
-def test_measure_reports_the_error_per_spot_and_overall(app, client):
+def test_measure_reports_the_error_per_spot_and_overall(app, client, monkeypatch, tmp_path):
+    # the classical path, whatever models/detector/ holds in this checkout (a trained detector.onnx
+    # there would make the empty sheet optional)
+    monkeypatch.setattr("vision.detect.DEFAULT_MODEL", tmp_path / "no-model.onnx")
     sheet, empty, full, placed = views()
     assert client.post("/api/selftest/measure", json={"board": BOARD}).status_code == 409  # no frame yet
     _publish(app, full)

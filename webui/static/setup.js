@@ -58,3 +58,22 @@ $("emptymat").addEventListener("click", async () => {
   const r = await TR.api("POST", "/api/empty-mat", { board: $("regboard").value }).catch(() => null);
   if (r) TR.toast(`empty mat of ${r.board} saved (${r.size[0]}x${r.size[1]})`);
 });
+
+// the live-table session on the camera (POST /api/session/start, /stop; GET /api/session)
+async function sessionStatus() {
+  const st = await TR.api("GET", "/api/session").catch(() => null);
+  if (!st) return;
+  const out = $("sessionout");
+  out.className = st.last_error ? "bad" : "";
+  out.textContent = `${st.status}: ${st.frames_processed} frames processed` + (st.calls !== undefined ? `, ${st.calls} calls` : "")
+    + (st.last_error ? ` (last error: ${st.last_error})` : "");
+}
+async function sessionCall(what) {
+  try { await TR.api("POST", `/api/session/${what}`, {}); }
+  catch (e) { $("sessionout").textContent = e.message; $("sessionout").className = "bad"; return; }
+  sessionStatus();
+}
+$("sessionstart").addEventListener("click", () => sessionCall("start"));
+$("sessionstop").addEventListener("click", () => sessionCall("stop"));
+setInterval(sessionStatus, 2000);
+sessionStatus();

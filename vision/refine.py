@@ -59,9 +59,9 @@ class RefineConfig:
     inner_art_px: float = 0.0
     shadow_min: float = 0.45
     shadow_out: float = 0.3
-    converged_px: float = 0.05
+    converged_px: float = 0.1
     threads: int = 2
-    passes: int = 3
+    passes: int = 2
 
 
 @dataclass

@@ -32,8 +32,9 @@ def register(sub) -> None:
                    help="the session demo's detector: the simulator's positions with noise (oracle, light), or "
                         "vision.detect on every rendered frame (vision, about one core)")
     p.add_argument("--resume", action="store_true", help="with --demo: continue the match on the table instead of starting one")
-    p.add_argument("--source", default="", help="video source, e.g. sim://morris?seed=3 (video and pieces only; "
-                   "webcams come with the live-table session)")
+    p.add_argument("--source", default="", help="video source: a webcam index (0), a video file, a folder of images, "
+                   "an rtsp:// or http:// stream, or sim://GAME?seed=N; refereeing starts from the setup page "
+                   "once the mat is registered and the empty mat captured")
     p.add_argument("--verbose", action="store_true", help="log every request")
     p.set_defaults(func=_serve)
 
@@ -78,9 +79,9 @@ def _serve(args) -> int:
     app = create_app(config)
     video = None
     if args.source:
-        from webui.sources import SimVideo
+        from webui.sources import open_video
 
-        video = SimVideo(app, args.source)  # a bad URL fails here, before the port is taken
+        video = open_video(app, args.source)  # a bad source fails here, before the port is taken
     server = make_server(args.host, args.port, app, threaded=True)
     demo = None
     if args.demo:

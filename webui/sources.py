@@ -36,6 +36,11 @@ class CameraVideo:
 
         try:
             self.source = open_source(spec)
+            if self.source.live:
+                # a camera or stream that cannot be opened now is refused before serving; once
+                # serving, a lost one is retried with backoff
+                self.source.open()
+                self.source.close()
         except VisionSourceError as exc:
             raise SourceError(str(exc)) from None
         self.app = app

@@ -41,10 +41,16 @@ def test_bad_sources_are_refused_before_serving(app, spec, words):
         open_video(app, spec)
 
 
-def test_a_camera_that_cannot_be_opened_is_reported_not_raised(app):
-    video = CameraVideo(app, "57")  # no such webcam here
-    video.grabber = None
-    from vision.sources import Grabber
+def test_a_camera_that_cannot_be_opened_is_refused_before_serving(app):
+    with pytest.raises(SourceError, match="cannot open camera 57"):
+        open_video(app, "57")  # no such webcam here
+
+
+def test_a_camera_lost_while_serving_is_reported_not_raised(app, tmp_path):
+    from vision.sources import CaptureSource, Grabber
+
+    video = CameraVideo(app, str(_folder(tmp_path)))
+    video.source = CaptureSource(57, live=True)  # as if the camera went away after start-up
     video.grabber = Grabber(video.source, backoff=0.01, max_backoff=0.02, max_retries=3).start()
     video._thread.start()
     deadline = time.time() + 10

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from calibration.yamlfile import merge, read_mapping
 from typing import Any
 
 SPECS_PATH = Path(__file__).resolve().parent / "specs.yaml"
@@ -67,22 +69,7 @@ class Specs:
 
 
 def _read_yaml(path: Path) -> dict:
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise SpecsError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise SpecsError(f"{path}: expected a mapping of games to pieces")
-    return data
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
+    return read_mapping(path, SpecsError, "a mapping of games to pieces")
 
 
 def load_specs(override: str | Path | None = None) -> Specs:
@@ -90,7 +77,7 @@ def load_specs(override: str | Path | None = None) -> Specs:
     data = _read_yaml(SPECS_PATH)
     source = str(SPECS_PATH)
     if override is not None:
-        data = _merge(data, _read_yaml(Path(override)))
+        data = merge(data, _read_yaml(Path(override)))
         source = str(override)
     return parse_specs(data, source)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from calibration.yamlfile import merge, read_mapping
 from typing import Any
 
 from referee.core import RefereeError
@@ -48,23 +50,8 @@ class RefereeConfig:
         return replace(self, **changes)
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
 def _read(path: Path) -> dict:
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of settings (k, min_confidence, ...)")
-    return data
+    return read_mapping(path, ConfigError, "a mapping of settings (k, min_confidence, ...)")
 
 
 def load_config(override: str | Path | None = None) -> RefereeConfig:
@@ -72,7 +59,7 @@ def load_config(override: str | Path | None = None) -> RefereeConfig:
     data = _read(CONFIG_PATH)
     source = str(CONFIG_PATH)
     if override is not None:
-        data = _merge(data, _read(Path(override)))
+        data = merge(data, _read(Path(override)))
         source = str(override)
     return parse_config(data, source)
 

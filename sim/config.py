@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+
+from calibration.yamlfile import merge, read_mapping
 from typing import Any
 
 CONFIG_PATH = Path(__file__).resolve().parent / "config.yaml"
@@ -121,25 +123,8 @@ class SimConfig:
     source: str = ""
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def _read(path: Path) -> dict:
-    import yaml
-
-    if not Path(path).is_file():
-        raise SimConfigError(f"{path}: no such sim config file")
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise SimConfigError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise SimConfigError(f"{path}: expected a mapping with physics, dino-dunk, dodo-dash, morris, dogo-dash")
-    return data
+    return read_mapping(path, SimConfigError, "a mapping with physics, dino-dunk, dodo-dash, morris, dogo-dash")
 
 
 def _build(cls, data: Any, key: str, source: str):
@@ -202,6 +187,6 @@ def load_sim_config(override: str | Path | None = None) -> SimConfig:
     data = _read(CONFIG_PATH)
     source = str(CONFIG_PATH)
     if override is not None:
-        data = _merge(data, _read(Path(override)))
+        data = merge(data, _read(Path(override)))
         source = str(override)
     return parse_sim_config(data, source)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+
+from calibration.yamlfile import merge, read_mapping
 from typing import Any
 
 import numpy as np
@@ -185,23 +187,8 @@ def random_style(rng: np.random.Generator, config: RenderConfig | None = None, o
 # loading
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def _read(path: Path) -> dict:
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise RenderConfigError(f"{path}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise RenderConfigError(f"{path}: expected a mapping (texture, camera, table, lighting, …)")
-    return data
+    return read_mapping(path, RenderConfigError, "a mapping (texture, camera, table, lighting, …)")
 
 
 _CACHE: dict = {}
@@ -215,7 +202,7 @@ def load_render_config(override: str | Path | None = None) -> RenderConfig:
     data = _read(RENDER_CONFIG_PATH)
     source = str(RENDER_CONFIG_PATH)
     if override:
-        data = _merge(data, _read(Path(override)))
+        data = merge(data, _read(Path(override)))
         source = str(override)
     cfg = parse_render_config(data, source)
     _CACHE[key] = cfg

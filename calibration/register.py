@@ -442,3 +442,22 @@ def sigma_summary(transform: MatTransform, board: Board, step_mm: float = 20.0) 
     gx, gy = np.meshgrid(xs, ys)
     s = transform.sigma_mm(np.column_stack([gx.ravel(), gy.ravel()]))
     return float(np.median(s)), float(np.max(s))
+
+
+def load_registration(path) -> MatTransform:
+    """A :class:`MatTransform` saved by ``tableref calibrate mat --out`` (YAML or JSON).
+    Raises :class:`RegistrationError` naming the file when it is missing or not a registration."""
+    from pathlib import Path
+
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise RegistrationError(f"{p}: no such registration file; make one with `tableref calibrate mat IMAGE --out {p}`")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise RegistrationError(f"{p}: not valid YAML or JSON ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(data, dict):
+        raise RegistrationError(f"{p}: not a saved mat registration")
+    return MatTransform.from_dict(data)

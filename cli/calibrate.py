@@ -160,25 +160,6 @@ def _write_data(path: str, data: dict) -> Path:
     return out
 
 
-def _load_registration(path: str):
-    import yaml
-
-    from calibration.errors import RegistrationError
-    from calibration.transform import MatTransform
-
-    p = Path(path)
-    if not p.is_file():
-        raise RegistrationError(f"{p}: no such registration file; make one with `tableref calibrate mat IMAGE --out {p}`")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise RegistrationError(f"{p}: not valid YAML or JSON ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise RegistrationError(f"{p}: not a saved mat registration")
-    t = MatTransform.from_dict(data)
-    return t
-
-
 def _register(args, cfg, image, board, intrinsics):
     """(transform, note): by markers, outline, or markers falling back to the outline."""
     from calibration.errors import MarkersNotFoundError, UnknownMarkersError
@@ -271,7 +252,7 @@ def _calibrate_camera(args) -> int:
 def _calibrate_mat(args) -> int:
     import numpy as np
 
-    from calibration.register import check_drift, sigma_summary
+    from calibration.register import check_drift, load_registration, sigma_summary
 
     cfg, board, intrinsics, image = _prepare(args)
     transform, note = _register(args, cfg, image, board, intrinsics)
@@ -314,7 +295,7 @@ def _calibrate_mat(args) -> int:
         print(f"registered {board.ref} by {transform.method}: residual {transform.residual_px:.3f} px, "
               f"sigma {med:.3f} mm median / {mx:.3f} mm max")
     if args.compare:
-        drift = check_drift(_load_registration(args.compare), transform, board, cfg.drift)
+        drift = check_drift(load_registration(args.compare), transform, board, cfg.drift)
         print(drift.message)
     if args.out:
         print(f"saved {_write_data(args.out, transform.to_dict())}")
@@ -323,10 +304,11 @@ def _calibrate_mat(args) -> int:
 
 def _rectify(args) -> int:
     from calibration.rectify import OVERLAY, draw_board, rectified_affine, rectify_image
+    from calibration.register import load_registration
 
     cfg, board, intrinsics, image = _prepare(args)
     if args.registration:
-        transform = _load_registration(args.registration)
+        transform = load_registration(args.registration)
         h, w = image.shape[:2]
         if tuple(transform.image_size) != (w, h):
             raise _err(f"{args.registration} is for {transform.image_size[0]}x{transform.image_size[1]} px images but "

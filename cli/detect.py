@@ -45,24 +45,6 @@ def _read(path: str, what: str):
     return img
 
 
-def load_registration(path: str):
-    """A :class:`MatTransform` saved by ``tableref calibrate mat --out`` (YAML or JSON)."""
-    import yaml
-
-    from calibration.transform import MatTransform
-
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such registration file; make one with `tableref calibrate mat IMAGE --out {p}`")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{p}: not valid YAML or JSON ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{p}: not a saved mat registration")
-    return MatTransform.from_dict(data)
-
-
 def register_image(image, board, camera: str | None = None):
     """Register the mat from its markers in ``image`` (``calibration.register``)."""
     from calibration.config import load_config
@@ -116,6 +98,7 @@ def _run(args) -> int:
     import cv2
 
     from calibration.board import load_board
+    from calibration.register import load_registration
     from vision.detect import DetectConfig, Detector
 
     board = load_board(args.board)

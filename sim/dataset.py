@@ -47,6 +47,24 @@ def yolo_line(cls_id: int, bbox: tuple, size: tuple) -> str:
     return f"{cls_id} {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}"
 
 
+def labelled_boxes(truth: dict, scene, class_name, min_visible: float) -> list[tuple]:
+    """(piece id, class, (x0, y0, x1, y1) image px, visible fraction) of every rendered piece worth a
+    detector label: ``class_name(piece, piece_truth)`` gives a class (None: not labelled), it is at
+    least ``min_visible`` visible and its box is at least 3 px each way."""
+    out = []
+    by_id = scene.by_id()
+    for pid, t in truth.items():
+        p = by_id.get(pid)
+        cname = class_name(p, t) if p is not None else None
+        if cname is None or t.bbox_px is None or t.visible < min_visible:
+            continue
+        x0, y0, x1, y1 = (float(v) for v in t.bbox_px)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            continue
+        out.append((pid, cname, (x0, y0, x1, y1), float(t.visible)))
+    return out
+
+
 def crop_label(game: str, piece) -> tuple | None:
     """(crop folder, class) for the classifiers, or None."""
     a = piece.attributes
@@ -102,19 +120,13 @@ def export_dataset(out, images: int, seed: int = 0, val_fraction: float = 0.2, s
             h, w = res.image.shape[:2]
             lines, labelled = [], []
             by_id = scene.by_id()
-            for pid, t in res.truth.items():
-                p = by_id.get(pid)
-                cname = class_of(scene.game, t.kind) if p is not None else None
-                if p is not None and p.attributes.get("deck"):
-                    cname = "card"
-                if cname is None or t.bbox_px is None or t.visible < min_visible:
-                    continue
-                x0, y0, x1, y1 = (float(v) for v in t.bbox_px)
-                if x1 - x0 < 3 or y1 - y0 < 3:
-                    continue
+            boxes = labelled_boxes(res.truth, scene, lambda p, t: "card" if p.attributes.get("deck") else class_of(scene.game, t.kind),
+                                   min_visible)
+            for pid, cname, (x0, y0, x1, y1), visible in boxes:
+                p, t = by_id[pid], res.truth[pid]
                 lines.append(yolo_line(cls_id[cname], (x0, y0, x1, y1), (w, h)))
                 counts[split][cname] += 1
-                labelled.append({"id": pid, "class": cname, "bbox_px": [x0, y0, x1, y1], "visible": round(float(t.visible), 4)})
+                labelled.append({"id": pid, "class": cname, "bbox_px": [x0, y0, x1, y1], "visible": round(visible, 4)})
                 lab = crop_label(scene.game, p) if crops else None
                 if lab and t.visible >= CROP_MIN_VISIBLE:
                     pad = 0.15 * max(x1 - x0, y1 - y0)

@@ -113,7 +113,7 @@ def export(out, images: int, seed: int = 0, val_fraction: float = 0.2, size: tup
     from sim.dataset import DATASET_SUITES
     from sim.export import _jsonable, render_seed, renderer, view_for
     from sim.suites import _board, make_scenario, scene_seed
-    from sim.dataset import yolo_line
+    from sim.dataset import labelled_boxes, yolo_line
 
     if images < 1:
         raise ValueError(f"images must be at least 1, got {images}")
@@ -145,18 +145,11 @@ def export(out, images: int, seed: int = 0, val_fraction: float = 0.2, size: tup
                 raise OSError(f"could not write {out / 'images' / split / name}.png")
             h, w = res.image.shape[:2]
             lines, labelled = [], []
-            by_id = scene.by_id()
-            for pid, t in res.truth.items():
-                p = by_id.get(pid)
-                cname = class_of(scene.game, p) if p is not None else None
-                if cname is None or t.bbox_px is None or t.visible < min_visible:
-                    continue
-                x0, y0, x1, y1 = (float(v) for v in t.bbox_px)
-                if x1 - x0 < 3 or y1 - y0 < 3:
-                    continue
-                lines.append(yolo_line(cid[cname], (x0, y0, x1, y1), (w, h)))
+            for pid, cname, box, visible in labelled_boxes(res.truth, scene, lambda p, t: class_of(scene.game, p),
+                                                           min_visible):
+                lines.append(yolo_line(cid[cname], box, (w, h)))
                 counts[split][cname] += 1
-                labelled.append({"id": pid, "class": cname, "bbox_px": [x0, y0, x1, y1], "visible": round(float(t.visible), 4)})
+                labelled.append({"id": pid, "class": cname, "bbox_px": list(box), "visible": round(visible, 4)})
             for occ in getattr(style, "occluders", ()):
                 box = hand_box(occ, (w, h)) if occ.kind == "hand" else None
                 if box is not None:

@@ -7,7 +7,10 @@ still piece still under a noisy low-resolution detection, and catches the few fr
 flicked disc decelerates to a stop. The table has *started* on the first frame something moves after
 rest and has *settled* once nothing moved for ``settle_frames`` frames.
 
-Pieces that appear or vanish (a hand placing a piece, an occlusion) do not count as motion.
+Pieces that appear or vanish (a hand placing a piece, an occlusion) do not count as motion. A piece
+that was moving when it went unseen (a detector drop-out in the blur of a fast slide) keeps the table
+moving for up to ``gap_frames`` frames, and keeps its history for them: one missed frame of a
+sliding disc must not read as the table at rest (the flick would be judged before it was over).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class MotionConfig:
     min_mm: float = 1.5
     settle_frames: int = 2
     height_sigma_mm: float = 1.0  # 1-σ of a detection's height (its own, whatever the position σ)
+    gap_frames: int = 3  # a moving piece unseen for up to this many frames still moves
 
 
 class Motion:
@@ -41,6 +45,8 @@ class Motion:
         self.at_rest = True
         self.last_rest_t: float | None = None
         self.last_rest_index: int = -1
+        self._missed: dict[int, int] = {}  # track id -> frames unseen in a row
+        self._lost_moving: set[int] = set()  # unseen tracks that were moving when last seen
 
     def update(self, obs: Observation) -> str | None:
         cfg = self.config
@@ -63,9 +69,21 @@ class Motion:
                         stepped.append(tid)
                     break
             h.append(sample)
+        was_moving = set(self.moving_ids)
         for tid in list(self.history):
-            if tid not in seen:  # unseen this frame: its history no longer describes the last window
+            if tid in seen:
+                self._missed.pop(tid, None)
+                self._lost_moving.discard(tid)
+                continue
+            n = self._missed.get(tid, 0) + 1
+            self._missed[tid] = n
+            if n == 1 and tid in was_moving:
+                self._lost_moving.add(tid)
+            if tid in self._lost_moving and n <= cfg.gap_frames:
+                moving.append(tid)  # a drop-out in mid-slide: still moving, history kept
+            else:  # unseen: its history no longer describes the last window
                 self.history[tid].clear()
+                self._lost_moving.discard(tid)
         self.moving_ids = moving
         self.stepped_ids = stepped  # moved since the previous frame itself
         event = None

@@ -65,3 +65,24 @@ def test_settle_frames_is_configurable():
     e2, _ = run(frames, config=MotionConfig(settle_frames=2))
     e5, _ = run(frames, config=MotionConfig(settle_frames=5))
     assert e5.index("settled") - e2.index("settled") == 3
+
+
+def test_a_sliding_piece_missed_for_a_frame_keeps_the_table_moving():
+    # track 1 slides 30 mm per frame; the detector misses it on frame 6 (blur) and it slides on
+    slide = [0] * 4 + [30, 60, None, 120, 150, 180, 210] + [210] * 6
+    frames = [[(2, 300, 100)] + ([(1, 100 + x, 100)] if x is not None else []) for x in slide]
+    events, _ = run(frames)
+    assert events.count("started") == events.count("settled") == 1
+    # the last step is frame 10; frame 11 still sees frame 9 (window 2); two still frames later: 13
+    assert events.index("settled") == 13
+
+
+def test_a_piece_that_vanishes_at_rest_or_for_long_is_no_motion():
+    still = [[(1, 100, 100), (2, 300, 100)]] * 5 + [[(2, 300, 100)]] * 10
+    events, _ = run(still)
+    assert set(events) == {None}
+    # moving when lost, then gone for good: the table settles once the gap allowance is over
+    gone = [[(1, 100, 100), (2, 300, 100)]] * 4 + [[(1, 130, 100), (2, 300, 100)]] + [[(2, 300, 100)]] * 10
+    events, m = run(gone)
+    assert events.index("started") == 4
+    assert events.index("settled") == 4 + m.config.gap_frames + m.config.settle_frames

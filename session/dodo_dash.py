@@ -81,111 +81,233 @@ class DodoDashSession(Session):
                 ss.append(float(f.obs.sigma[k[0]]))
         return np.array(ts), np.array(zs), np.array(ss)
 
-    def hit_verdicts(self, flick: Flick, proj, racers, sub: int = 8) -> tuple[list, list]:
+    # the path fit: a break costs this much χ² (besides 2 per fitted parameter)
+    break_penalty = 12.0
+    g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
+
+    def hit_verdicts(self, flick: Flick, proj, racers, dt_eval: float = 0.001) -> tuple[list, list]:
         """(one Verdict per racer "was it touched", racer names in the order first touched).
 
-        Along the projectile's path (straight between samples, ``sub`` steps per interval; a box
-        token turning with it) a racer is touched when (a) their footprints start to overlap while
-        the token's base is below the racer's top (a token that comes over the racer higher passes
-        over it), (b) the token lands overlapping it, or (c) the token bounces off it
-        (:func:`vision.contacts.deflected_by`) below its top. The margin is the overlap depth (the
-        gap's opposite) at the touch, or the closest the token came while low enough to touch."""
+        The projectile's path is fitted as a few smooth segments (:func:`vision.paths.segment_path`:
+        at rest, constant velocity in the air, constant deceleration on the mat) and its height as a
+        fall (:func:`vision.paths.fit_fall`), so the path is known to the σ of a fit over many
+        samples, not one sample's. A racer is touched when (a) the fitted path overlaps its footprint
+        while the token's base is below the racer's top (a token that came over it higher passes over
+        it), (b) the token lands overlapping it, or (c) the path breaks (a bounce: its direction
+        turns) where the token's edge meets that racer's, the turn pushing the token away from it.
+        The margin is the overlap depth (the gap's opposite) along the fitted path, with that fit's σ;
+        a bounce is categorical unless two racers could have caused it."""
         from referee.core import make_verdicts
+        from vision.paths import fit_fall, join, segment_path
 
         spec_h = self.specs.piece(GAME, proj.kind).height
         racer_h = self.specs.piece(GAME, "racer").height
-        path = self._path(flick, proj.id)
-        if path is None:
+        raw = self._samples(flick, proj.id)
+        if raw is None:
             return [], []
-        t, xy, z, sig, ang, size = path
+        t, xy, top, sig, ang, size = raw
         k = self.referee.k
-        cfg = self.flick_contact_config(flick)
-        bounced = {c.b: c for c in deflected_by(proj, racers, t[0], ContactConfig(
-            touch_mm=max(3.0, k * self._rest_sigma()), rest_mm=cfg.rest_mm, start_mm_s=cfg.start_mm_s))}
-        for c in kinked_by(proj, racers, t[0], float(np.median(sig))):
-            if c.b not in bounced or c.t < bounced[c.b].t:
-                bounced[c.b] = c
-        # a landing kills speed too: a kink within a sample of the landing, or above the racers, is no bounce
-        z_base = z - spec_h
-        on = np.flatnonzero(z_base <= max(2.0, 2 * self._rest_sigma()))
-        t_land = float(t[on[0]]) if len(on) else None
-        dt = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 30
-        bounced = {rid: c for rid, c in bounced.items()
-                   if not (t_land is not None and t[0] < t_land and abs(c.t - t_land) <= 1.5 * dt)
-                   and np.interp(c.t, t, z_base) < racer_h}
-        # a sample missing (a dropped detection) hides what happened in between: there the path is
-        # only known to within the distance covered
-        dt_all = np.diff(t)
-        step = float(np.median(dt_all)) if len(dt_all) else 1 / 30
-        sig = sig.astype(float).copy()
-        moving = np.flatnonzero(np.hypot(*np.diff(xy, axis=0).T) > 4 * np.maximum(sig[:-1], sig[1:]))
-        if len(moving) and z[int(moving[0])] - spec_h <= max(2.0, 2 * self._rest_sigma()):
-            # flicked along the mat: the flick itself (and any racer right beside the token) is hidden
-            # in the first moving interval. A token thrown from the hand starts in the air, clear.
-            j = int(moving[0])
-            blur = float(np.hypot(*(xy[j + 1] - xy[j]))) / 2.0
-            sig[j + 1] = max(sig[j + 1], blur)
-        for j in np.flatnonzero(dt_all > 1.5 * step):
-            blur = float(np.hypot(*(xy[j + 1] - xy[j]))) / 2.0 + 2.0 * step * 300.0 * (dt_all[j] / step - 1)
-            sig[j] = max(sig[j], blur)
-            sig[j + 1] = max(sig[j + 1], blur)
-        # sub-sampled path
-        f = np.linspace(0.0, 1.0, sub, endpoint=False)
-        T = np.concatenate([t[j] + f * (t[j + 1] - t[j]) for j in range(len(t) - 1)] + [t[-1:]])
-        P = np.column_stack([np.interp(T, t, xy[:, 0]), np.interp(T, t, xy[:, 1])])
-        Z = np.interp(T, t, z) - spec_h
-        S = np.interp(T, t, sig)
-        A = np.interp(T, t, np.unwrap(np.radians(ang)))
-        landed = np.flatnonzero(Z <= max(2.0, 2 * self._rest_sigma()))
-        i_land = int(landed[0]) if len(landed) else len(T) - 1
+        rest_s = self._rest_sigma()
         z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
+        zb = top - spec_h
+        # the launch: the first sample off the resting place (in height or on the mat)
+        n0 = max(1, min(4, len(t) // 4))
+        moved = (np.abs(zb - np.median(zb[:n0])) > 4 * z_sigma) | (
+            np.hypot(*(xy - np.median(xy[:n0], axis=0)).T) > 4 * sig)
+        i_launch = int(np.argmax(moved)) if moved.any() else len(t) - 1
+        lo = max(0, i_launch - 3)
+        t, xy, zb, sig, ang = t[lo:], xy[lo:], zb[lo:], sig[lo:], ang[lo:]
+        i_launch -= lo
+        t_launch = float(t[max(i_launch - 1, 0)])
+        # height: a fall fitted to the airborne samples after the launch
+        land_z = max(2.0, 3 * z_sigma)
+        air = (zb > land_z) & (np.arange(len(t)) >= i_launch)
+        fall, t_land, t_land_s = None, None, 0.0
+        if air.sum() >= 2:
+            fall = fit_fall(t[air], zb[air], z_sigma, self.g_mm_s2)
+            t_land, t_land_s = fall.reaches(0.0)
+            ia = np.flatnonzero(air)
+            if t_land is None or not (t[ia[-1]] - 1e-6 <= t_land <= t[ia[-1]] + 0.2):
+                t_land = float(t[ia[-1]] + 0.5 * (t[min(ia[-1] + 1, len(t) - 1)] - t[ia[-1]]))
+                t_land_s = 0.5 / 30.0
+        elif zb[i_launch:].size and zb[i_launch] > land_z:
+            t_land = float(t[i_launch])
+        # the path as segments, and where they meet
+        segs = segment_path(t, xy, sig, penalty=self.break_penalty)
+        bounds = [segs[0].t0]
+        joins = []
+        for a, b in zip(segs, segs[1:]):
+            j = join(a, b)
+            joins.append(j)
+            bounds.append(j.t)
+        bounds.append(segs[-1].t1)
+        T = np.arange(t_launch, t[-1] + 1e-9, dt_eval)
+        seg_of = np.clip(np.searchsorted(np.array(bounds[1:-1]), T), 0, len(segs) - 1)
+        P = np.zeros((len(T), 2))
+        S = np.zeros(len(T))
+        for si, sg in enumerate(segs):
+            m = seg_of == si
+            if m.any():
+                P[m] = sg.pos(T[m])
+                S[m] = sg.pos_sigma(T[m])
+        if fall is not None and t_land is not None:
+            Z = np.where(T < t_land, fall.height(T), 0.0)
+            Z = np.where(T < t[i_launch], zb[0], Z)
+        else:
+            Z = np.interp(T, t, zb)
+        low = Z < racer_h
+        A = np.interp(T, t, np.unwrap(np.radians(ang)))
+        i_land = int(np.searchsorted(T, t_land)) if t_land is not None else None
+        if i_land is not None and i_land >= len(T):
+            i_land = len(T) - 1
+        # bounces: a join where the token's direction turns (a landing or a stop only slows it)
+        bounces = []
+        for jn in joins:
+            vb, va = jn.v_before, jn.v_after
+            sb = float(np.hypot(*vb))
+            if sb < 1e-6:
+                continue
+            u = vb / sb
+            along = float(va @ u)
+            side = float(abs(va[0] * u[1] - va[1] * u[0]))
+            sv = max(jn.v_sigma, 1.0)
+            if side > k * sv or along < -k * sv:
+                dv = va - vb
+                bounces.append((jn, dv / max(float(np.hypot(*dv)), 1e-9)))
+        # hidden bounces: two segments that do not meet (the event fell between two samples and
+        # took the token off its line): the racer its incoming ray runs into, or its outgoing ray
+        # came from
+        rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
+        hidden: dict = {}
+        for jn, (a, b) in zip(joins, zip(segs, segs[1:])):
+            s_miss = float(np.hypot(a.pos_sigma(jn.t)[0], b.pos_sigma(jn.t)[0]))
+            if jn.miss <= k * s_miss + 2.0 or np.interp(jn.t, T, Z) >= racer_h:
+                continue
+            p_from = a.pos(a.t1)[0]
+            rays = []
+            vb = b.vel(b.t0)[0]
+            if np.hypot(*vb) > 1e-6:
+                rays.append((b.pos(b.t0)[0], -vb / np.hypot(*vb), float(b.pos_sigma(b.t0)[0]), +1))
+            va = a.vel(a.t1)[0]
+            if a.degree > 0 and np.hypot(*va) > 1e-6:
+                rays.append((p_from, va / np.hypot(*va), float(a.pos_sigma(a.t1)[0]), -1))
+            found = set()
+            for origin, d, s_ray, sign in rays:
+                hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(jn.t, T, A)), racers, rest_q)
+                if hit is None:
+                    continue
+                rid, p_c, others = hit
+                q = rest_q[rid][0]
+                n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
+                # leaving it along the outgoing ray (or closing on it along the incoming one)
+                if sign * float(-d @ n) <= 0:
+                    continue
+                found.add(rid)
+                found.update(others)
+            for rid in found:
+                prev = hidden.get(rid)
+                if prev is None or jn.t < prev[0]:
+                    hidden[rid] = (jn.t, s_miss, len(found) > 1)
         rows = []
         for r in racers:
-            q = np.column_stack([np.interp(T, *_txy(r, 0)), np.interp(T, *_txy(r, 1))])
-            gap = _gap(P, A, size, proj.radius, q, r.radius)
-            low = Z < racer_h
+            q, q_s = self._rest_xy(flick, r)
+            if r.id in hidden:
+                th, sh, unsure = hidden[r.id]
+                sh = float(np.hypot(sh, q_s))
+                hidden_cand = (0.0, sh, th, "bounce, which racer unsure") if unsure else (1.5 * k * sh, sh, th, "bounce")
+            else:
+                hidden_cand = None
+            gap = _gap(P, A, size, proj.radius, np.broadcast_to(q, P.shape), r.radius)
             over = gap <= 0
-            # candidates (margin mm > 0: touched, σ mm, time, evidence); the one furthest from its noise decides
             cands = []
-            free = np.ones(len(T), dtype=bool)  # samples not inside an overlap that began above the racer
+            free = np.ones(len(T), dtype=bool)
             onsets = np.flatnonzero(over & ~np.concatenate([[False], over[:-1]]))
             for i in onsets:
                 end = i + int(np.argmax(~over[i:])) if (~over[i:]).any() else len(over)
                 depth = float(-gap[i:end].min())
-                if i <= i_land < end:
-                    cands.append((depth, float(S[i_land]), float(T[i_land]), "landed on"))
+                s = float(np.hypot(S[i:end][int(np.argmin(gap[i:end]))], q_s))
+                if i_land is not None and i <= i_land < end:
+                    cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
                 elif low[i]:
-                    cands.append((min(depth, racer_h - float(Z[i])), float(S[i]), float(T[i]), "overlap"))
+                    cands.append((depth, s, float(T[i]), "overlap"))
                 else:
-                    free[i:end] = False
-                    cands.append((racer_h - float(Z[i]), z_sigma, float(T[i]), "passed over"))
-            if r.id in bounced and np.interp(bounced[r.id].t, T, Z) < racer_h:
-                tb = bounced[r.id].t
-                sb = float(np.hypot(np.interp(tb, T, S), self._rest_sigma()))
-                if bounced[r.id].evidence == "kinked-ambiguous":  # it bounced off this racer or another
-                    cands.append((0.0, sb, tb, "bounce, which racer unsure"))
-                else:
-                    cands.append((1.5 * k * sb, sb, tb, "bounce"))  # categorical: a kink or turn at the racer
+                    # came over it from above: no touch until they part (the token leaving it, or
+                    # closing on it, is no near miss either: widen while the gap keeps changing so)
+                    a0, a1 = i, end
+                    while a0 > 0 and gap[a0 - 1] > gap[a0]:
+                        a0 -= 1
+                    while a1 < len(gap) and gap[a1] > gap[a1 - 1]:
+                        a1 += 1
+                    free[a0:a1] = False
+                    # σ of the base's height where the overlap began: its own fit, and the onset's
+                    # time uncertainty (the path's σ over the rate the gap closes) times the fall speed
+                    rate = abs(float(gap[i] - gap[max(i - 1, 0)])) / dt_eval
+                    fall_v = abs(float(Z[i] - Z[max(i - 1, 0)])) / dt_eval
+                    s_on = float(np.hypot(S[i], q_s)) / max(rate, 1e-6) * fall_v
+                    cands.append((racer_h - float(Z[i]), float(np.hypot(z_sigma, s_on)), float(T[i]), "passed over"))
+            for jn, n_dv in bounces:
+                if jn.t < T[0] or np.interp(jn.t, T, Z) >= racer_h:
+                    continue
+                g = float(_gap(jn.xy[None], np.interp([jn.t], T, A), size, proj.radius, q[None], r.radius)[0])
+                sj = float(np.hypot(jn.sigma, q_s))
+                d = jn.xy - q
+                cos = float(d @ n_dv / max(np.hypot(*d), 1e-9))
+                if g <= k * sj + 2.0 and cos > 0.3:
+                    others = []
+                    for o in racers:
+                        if o is r:
+                            continue
+                        qo, _ = self._rest_xy(flick, o)
+                        go = float(_gap(jn.xy[None], np.interp([jn.t], T, A), size, proj.radius, qo[None], o.radius)[0])
+                        do = jn.xy - qo
+                        if go <= k * sj + 2.0 and float(do @ n_dv / max(np.hypot(*do), 1e-9)) > 0.3:
+                            others.append(o)
+                    if others:
+                        cands.append((0.0, sj, jn.t, "bounce, which racer unsure"))
+                    else:
+                        cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
+            if hidden_cand is not None:
+                cands.append(hidden_cand)
             g = np.where(low & free, gap, np.inf)
             j = int(np.argmin(g))
             if np.isfinite(g[j]) and g[j] > 0:
-                cands.append((-float(g[j]), float(S[j]), None, "path"))
+                cands.append((-float(g[j]), float(np.hypot(S[j], q_s)), float(T[j]), "path"))
             if not cands:
-                cands.append((-1e3, float(S[-1]), None, "path"))
+                cands.append((-1e3, 1.0, None, "path"))
             best = max(cands, key=lambda c: c[0] / max(c[1], 1e-6))
-            rows.append((r.name, best[0], best[2] if best[0] > 0 else best[2], best[1], best[3]))
+            rows.append((r.name, best[0], best[2], best[1], best[3]))
         if not rows:
             return [], []
         names = [n for n, *_ in rows]
         margins = np.array([m for _, m, *_ in rows])
-        sigmas = np.array([np.hypot(s, self._rest_sigma()) for *_, s, _ in rows])
+        sigmas = np.array([max(s, 1e-3) for *_, s, _ in rows])
         verdicts = make_verdicts([f"{flick.mover} touched {n}" for n in names], value=-margins, threshold=0.0, margin=margins,
                                  sigma=sigmas, k=k, frame_ids=(flick.index_start, flick.index_settle),
                                  detail=[{"racer": n, "t": tt, "evidence": e} for n, _, tt, _, e in rows])
         touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
 
-    def _path(self, flick: Flick, track_id: int):
+    def _rest_xy(self, flick: Flick, track) -> tuple[np.ndarray, float]:
+        """(a racer's resting place (2,) mat mm before the flick, its σ mm): the mean of its samples
+        in the frames before the motion (else all its samples), σ the rest σ over √n."""
+        cache = flick.__dict__.setdefault("_rest_xy", {})
+        if track.id in cache:
+            return cache[track.id]
+        pts = []
+        for f in flick.frames:
+            if f.t >= flick.t_start:
+                break
+            k = np.flatnonzero(f.obs.track_id == track.id)
+            if len(k):
+                pts.append(f.obs.xy[k[0]])
+        if not pts:
+            _, pts = track.trajectory()
+        pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+        out = (pts.mean(axis=0), self._rest_sigma() / np.sqrt(len(pts)))
+        cache[track.id] = out
+        return out
+
+    def _samples(self, flick: Flick, track_id: int):
         """The projectile's samples in the flick: (t, (m, 2) mat mm, top height mm, σ mm, angle deg,
         (length, width) mm or None for a round token)."""
         rows = []
@@ -197,35 +319,9 @@ class DodoDashSession(Session):
         if len(rows) < 2:
             return None
         size = rows[-1][5]
-        t, xy, top = np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
-        sig = np.array([r[3] for r in rows], dtype=float)
-        spec_h = self.specs.piece(GAME, self.tracker.tracks[track_id].kind).height if track_id in self.tracker.tracks else 0.0
-        xy, sig = self._smooth_flight(t, xy, top - spec_h, sig)
-        return t, xy, top, sig, np.array([r[4] for r in rows]), tuple(size) if size[0] > 0 else None
-
-    smooth_half = 2  # samples each side of a flight sample in its straight-line fit
-
-    def _smooth_flight(self, t, xy, z, sig):
-        """In the air a token's path is smooth (no friction; a Feather curves slowly), so each airborne
-        sample is replaced by a straight-line fit over its airborne neighbours (``smooth_half`` each
-        side): σ falls by about √(2·smooth_half+1). Samples on the mat, and the two either side of the
-        landing, are kept as seen. Bounces are found on the raw track."""
-        air = z > max(2.0, 2 * self._rest_sigma())
-        out, s_out = xy.copy(), sig.copy()
-        h = self.smooth_half
-        for j in np.flatnonzero(air):
-            lo, hi = max(j - h, 0), min(j + h + 1, len(t))
-            idx = [i for i in range(lo, hi) if air[i]]
-            if len(idx) < 3:
-                continue
-            tt = t[idx] - t[j]
-            A = np.column_stack([np.ones(len(idx)), tt])
-            coef, *_ = np.linalg.lstsq(A, xy[idx], rcond=None)
-            out[j] = coef[0]
-            # variance of the fitted value at tt = 0 for independent samples of σ
-            cov = np.linalg.inv(A.T @ A)
-            s_out[j] = float(np.sqrt(cov[0, 0]) * np.max(sig[idx]))
-        return out, s_out
+        return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows], dtype=float),
+                np.array([r[2] for r in rows], dtype=float), np.array([r[3] for r in rows], dtype=float),
+                np.array([r[4] for r in rows], dtype=float), tuple(size) if size[0] > 0 else None)
 
     def _rest_sigma(self) -> float:
         cfg = getattr(self.detector, "config", None)
@@ -287,6 +383,31 @@ def _gap(P, A, size, radius, q, r) -> np.ndarray:
     outside = np.hypot(ex, ey)
     inside = np.minimum(hx - np.abs(u), hy - np.abs(v))
     return np.where(outside > 0, outside, -inside) - r
+
+
+def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 80.0, step_mm: float = 0.5):
+    """The first racer a token (disc of ``radius`` or box ``size`` at ``angle`` radians) moving from
+    ``origin`` (2,) along the unit ``d`` (2,) runs into within ``reach_mm``: (racer id, the token's
+    centre at the touch (2,), ids of others it grazes on the way within 1 mm), or None."""
+    s = np.arange(0.0, reach_mm + step_mm, step_mm)
+    P = origin[None, :] + s[:, None] * d[None, :]
+    A = np.full(len(s), angle)
+    best = None
+    gaps = {}
+    for r in racers:
+        q = rest_q[r.id][0]
+        g = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
+        gaps[r.id] = g
+        if g[0] <= 0:  # already overlapping where the ray starts: not what it ran into
+            continue
+        inside = np.flatnonzero(g <= 0)
+        if len(inside) and (best is None or inside[0] < best[1]):
+            best = (r.id, int(inside[0]))
+    if best is None:
+        return None
+    rid, i = best
+    others = [o for o, g in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= 1.0]
+    return rid, P[i], others
 
 
 def _at(track, t: float) -> np.ndarray:

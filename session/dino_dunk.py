@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from session.core import Flick, Session
-from vision.contacts import table_contacts, touched
+from vision.contacts import Contact, _interp, table_contacts, touched
 from vision.core import Observation
 
 GAME = "dino-dunk"
@@ -149,9 +149,82 @@ class DinoDunkSession(Session):
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         moved = self._displaced(flick)
         doubt = [c for c in contacts if c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False)]
+        # the doubtful ones measured again on the fitted paths (σ from the fits, not one sample's)
+        sigma = {c: band / self.referee.k for c in contacts}
+        keep = []
+        for c in contacts:
+            if c not in doubt:
+                keep.append(c)
+                continue
+            g = self._path_gap(flick, t0, c.a, c.b)
+            if g is None:
+                keep.append(c)
+                continue
+            k = self.referee.k
+            if g.deflected > k and g.gap_mm < k * g.sigma_mm:
+                c2 = Contact(c.t, c.a, c.b, g.gap_mm, "deflected")  # it turned away from the piece, at the piece
+            elif g.gap_mm < -k * g.sigma_mm:
+                c2 = Contact(g.t, c.a, c.b, g.gap_mm, "path")
+            elif g.gap_mm > k * g.sigma_mm:
+                flick.notes.append(f"{names.get(c.a, c.a)} passed {names.get(c.b, c.b)} {g.gap_mm:.2f} ± {g.sigma_mm:.2f} mm "
+                                   f"clear (fitted path, {g.how})")
+                continue
+            else:
+                c2 = Contact(g.t, c.a, c.b, g.gap_mm, "touched")
+                doubt.append(c2)
+            sigma[c2] = g.sigma_mm
+            keep.append(c2)
+        contacts = keep
+        doubt = [c for c in doubt if c in keep]
         flick.contacts = [{"t": round(c.t, 4), "a": names.get(c.a, c.a), "b": names.get(c.b, c.b), "gap_mm": round(c.gap_mm, 2),
-                           "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
+                           "sigma_mm": round(sigma[c], 3), "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
         return [c for c in contacts if c not in doubt], contacts, tracks, names, t0
+
+    def _path_gap(self, flick: Flick, t0: float, a: int, b: int):
+        """:func:`vision.contacts.path_gap` of track ``a``'s path (from ``t0``) to track ``b`` at
+        rest: ``a`` rested before ``t0`` (the mean of those samples anchors its first stretch), and
+        ``b``'s rest position is the mean of its samples before ``t0`` and up to a frame before the
+        path came close (None when either has too few samples)."""
+        from vision.contacts import path_gap
+
+        A, B = self.tracker.tracks.get(a), self.tracker.tracks.get(b)
+        if A is None or B is None:
+            return None
+        sig = {}
+        for f in flick.frames:
+            for i, tid in enumerate(f.obs.track_id):
+                if int(tid) in (a, b):
+                    sig[(int(tid), round(f.t, 6))] = float(f.obs.sigma[i])
+        rest_sigma = self._rest_sigma()
+        ta, pa = A.trajectory()
+        tb, pb = B.trajectory()
+        t_lo = flick.frames[0].t if flick.frames else t0 - 0.5
+        pre_a = pa[(ta >= t_lo - 1e-9) & (ta <= t0 + 1e-9)]
+        mov = ta > t0 + 1e-9
+        if len(pre_a) < 2 or mov.sum() < 2:
+            return None
+        sa = np.array([sig.get((a, round(t, 6)), rest_sigma) for t in ta[mov]])
+        # b at rest: before the path came within a frame of it
+        d = np.linalg.norm(pa[mov] - pb[(tb >= t_lo - 1e-9) & (tb <= t0 + 1e-9)].mean(0), axis=1)
+        t_close = float(ta[mov][int(np.argmin(d))])
+        pre_b = pb[(tb >= t_lo - 1e-9) & (tb <= t_close - 1.5 / 30)]
+        if len(pre_b) < 2:
+            return None
+        med = np.median(pre_b, axis=0)
+        pre_b = pre_b[np.linalg.norm(pre_b - med, axis=1) < 5.0 * rest_sigma]
+        # after the pass too, when b stayed where it was (3 σ of the difference of the means)
+        post_b = pb[tb >= t_close + 1.5 / 30]
+        if len(post_b) and np.linalg.norm(post_b.mean(0) - pre_b.mean(0)) < \
+                3.0 * rest_sigma * np.sqrt(2.0) * np.sqrt(1.0 / len(pre_b) + 1.0 / len(post_b)):
+            pre_b = np.vstack([pre_b, post_b])
+        rest = (pre_a.mean(0), rest_sigma / np.sqrt(len(pre_a)), t0)
+        others = []
+        for tr in self.tracker.tracks.values():
+            if tr.id in (a, b) or not tr.t or tr.t[-1] < t0 or tr.retired:
+                continue
+            others.append((_interp(tr, t_close), tr.radius))
+        return path_gap(ta[mov], pa[mov], sa, A.radius, pre_b.mean(0), rest_sigma / np.sqrt(len(pre_b)), B.radius,
+                        rest=rest, others=others)
 
     def gap_sigma(self, flick: Flick) -> float:
         """1-σ of the gap between a moving piece's path and a resting piece (mm): the path's
@@ -189,10 +262,11 @@ class DinoDunkSession(Session):
 
         if sure == maybe:
             return ruling
-        band = self.referee.k * self.gap_sigma(flick)
         doubtful = [c for c in flick.contacts if c["doubtful"]]
-        gap = min((c["gap_mm"] for c in doubtful), default=0.0)
-        (v,) = make_verdicts([question], value=gap, threshold=0.0, margin=-gap, sigma=band / self.referee.k,
+        worst = min(doubtful, key=lambda c: c["gap_mm"] / max(c["sigma_mm"], 1e-9), default=None)
+        gap = worst["gap_mm"] if worst else 0.0
+        sigma = worst["sigma_mm"] if worst else self.gap_sigma(flick)
+        (v,) = make_verdicts([question], value=gap, threshold=0.0, margin=-gap, sigma=sigma,
                              k=self.referee.k, frame_ids=(flick.index_start, flick.index_settle),
                              detail={"doubtful_contacts": doubtful})
         facts = {k: x for k, x in ruling.facts.items() if k != fact}

@@ -369,3 +369,151 @@ def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: 
             out[best[1]] = Contact(float(min(max(best[3], ts[k]), ts[k + 1])), projectile.id, best[1], best[2],
                                    "kinked-ambiguous" if ambiguous else "kinked")
     return sorted(out.values(), key=lambda c: c.t)
+
+
+# --- fitted paths: gaps far sharper than one sample's σ ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class PathGap:
+    """The edge-to-edge gap (mm) between a moving piece's fitted path and a resting piece's footprint
+    (< 0: the path runs into the footprint, so the pieces touched), with its 1-σ from the fits'
+    covariance (inflated by the residuals when they exceed the noise). ``how`` says which part of the
+    path came closest: "line" (a straight stretch, its lateral offset), "end" (where the piece
+    stopped, short of the other), "kink" (where the path turned); ``t`` when (s); ``deflected`` the
+    change of direction at a kink there, away from the resting piece, in σ of its estimate (0 when the
+    path ran straight past it); ``segments`` how many straight stretches the path was cut into."""
+
+    gap_mm: float
+    sigma_mm: float
+    how: str
+    t: float
+    deflected: float = 0.0
+    segments: int = 1
+
+
+def _line_fit(P: np.ndarray, w: np.ndarray):
+    """Weighted total least squares line through points ``P`` (n, 2) with weights ``w`` = 1/σ²:
+    (centroid, direction u, normal n, Σw, Σ w s², χ² of the normal residuals)."""
+    W = float(w.sum())
+    c = (w[:, None] * P).sum(0) / W
+    D = P - c
+    S = (w[:, None, None] * D[:, :, None] * D[:, None, :]).sum(0)
+    ev, vec = np.linalg.eigh(S)
+    u, n = vec[:, 1], vec[:, 0]
+    s = D @ u
+    return c, u, n, W, float((w * s * s).sum()), float(max(ev[0], 0.0))
+
+
+def _chi2_ok(chi2: float, dof: int) -> bool:
+    """χ² of ``dof`` degrees of freedom below its 1-in-10⁴ tail (Wilson-Hilferty, z = 3.7)."""
+    if dof <= 0:
+        return True
+    z = 3.7
+    return chi2 <= dof * (1.0 - 2.0 / (9.0 * dof) + z * np.sqrt(2.0 / (9.0 * dof))) ** 3
+
+
+def straight_segments(P: np.ndarray, w: np.ndarray, min_points: int = 3) -> list[tuple[int, int]]:
+    """Cut a path (points ``P`` in order, weights ``w`` = 1/σ²) into straight stretches: while a
+    stretch's residuals exceed the noise (:func:`_chi2_ok`), split it where the two lines fit best.
+    Index ranges [i, j)."""
+    def cut(i, j):
+        if j - i < 2 * min_points:
+            return [(i, j)]
+        *_, chi2 = _line_fit(P[i:j], w[i:j])
+        if _chi2_ok(chi2, j - i - 2):
+            return [(i, j)]
+        best = None
+        for k in range(i + min_points, j - min_points + 1):
+            tot = _line_fit(P[i:k], w[i:k])[-1] + _line_fit(P[k:j], w[k:j])[-1]
+            if best is None or tot < best[0]:
+                best = (tot, k)
+        return cut(i, best[1]) + cut(best[1], j)
+    return cut(0, len(P))
+
+
+def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q: np.ndarray, q_sigma: float,
+             q_radius: float, rest: tuple | None = None, others: list | None = None) -> PathGap | None:
+    """The closest approach of a moving piece's path to a resting piece at ``q`` (mat mm, its mean
+    rest position, 1-σ ``q_sigma`` per axis), from straight-line fits: between collisions a sliding
+    disc runs on a straight line, so a line fitted over many samples places the path far more sharply
+    than one sample's σ.
+
+    ``ts`` (m,) s, ``xy`` (m, 2) mat mm and ``sigma`` (m,) the moving piece's samples from the start
+    of its motion; ``rest`` (xy, σ of the mean, t) where it rested before it started (the line of its
+    first stretch passes through it). The path is cut into straight stretches where it turns
+    (:func:`straight_segments`); each stretch covers its samples and reaches half-way to the next.
+    The gap to the footprint is, for each stretch, its lateral offset from ``q`` where the foot of
+    the perpendicular falls inside the stretch, else the distance to its end (the mean of the samples
+    where the piece came to rest, or the last sample); the smallest wins. A turn between two stretches
+    at the resting piece is reported as ``deflected``: positive when the path turned away from it (a
+    touch pushes the mover off the piece it touched); not when one of ``others`` ((xy, radius) of the
+    other pieces near that instant) stands at least as close to the turn (it may have turned the path).
+    None with fewer than two samples."""
+    ts, xy, sigma = np.asarray(ts, float), np.asarray(xy, float).reshape(-1, 2), np.asarray(sigma, float)
+    if len(ts) < 2:
+        return None
+    P, w, T = xy, 1.0 / np.maximum(sigma, 1e-3) ** 2, ts
+    if rest is not None:
+        P = np.vstack([np.asarray(rest[0], float)[None, :], P])
+        w = np.r_[1.0 / max(float(rest[1]), 1e-3) ** 2, w]
+        T = np.r_[float(rest[2]), T]
+    segs = straight_segments(P, w)
+    R = radius + q_radius
+    best = None
+    fits = []
+    for i, j in segs:
+        c, u, n, W, Sss, chi2 = _line_fit(P[i:j], w[i:j])
+        if float(np.dot(P[j - 1] - P[i], u)) < 0:  # orient along the motion
+            u = -u
+        fits.append((i, j, c, u, n, W, Sss, chi2))
+    for k, (i, j, c, u, n, W, Sss, chi2) in enumerate(fits):
+        s = (P[i:j] - c) @ u
+        lo, hi = float(s.min()), float(s.max())
+        if k > 0:  # the path came in from the previous stretch's last sample
+            lo -= 0.5 * max(float(np.dot(P[i] - P[i - 1], u)), 0.0)
+        if k + 1 < len(fits):
+            hi += 0.5 * max(float(np.dot(P[j] - P[j - 1], u)), 0.0)
+        dof = j - i - 2
+        scale = max(1.0, np.sqrt(chi2 / dof)) if dof > 0 else 1.0
+        sq = float(np.dot(q - c, u))
+        if lo <= sq <= hi and j - i >= 2:
+            d = abs(float(np.dot(q - c, n)))
+            var = scale ** 2 * (1.0 / W + (sq * sq / Sss if Sss > 0 else 1e6)) + q_sigma ** 2
+            t = float(np.interp(sq, s[np.argsort(s)], T[i:j][np.argsort(s)]))
+            cand = (d - R, float(np.sqrt(var)), "line", t, k)
+        else:
+            end = j - 1 if sq > hi else i
+            # the samples where the piece rested at that end: their mean
+            near = [m for m in range(i, j) if np.linalg.norm(P[m] - P[end]) < 3.0 * np.sqrt(2.0) / np.sqrt(w[end])]
+            e = (w[near][:, None] * P[near]).sum(0) / w[near].sum()
+            var = 1.0 / float(w[near].sum()) + q_sigma ** 2
+            cand = (float(np.linalg.norm(e - q)) - R, float(np.sqrt(var)), "end", float(T[end]), k)
+        if best is None or cand[0] < best[0]:
+            best = cand
+    gap, sig, how, t, k = best
+    deflected = 0.0
+    for kk in (k - 1, k):  # a turn at either end of the closest stretch, at the resting piece
+        if kk < 0 or kk + 1 >= len(fits):
+            continue
+        i1, j1, c1, u1, n1, W1, S1, _ = fits[kk]
+        i2, j2, c2, u2, n2, W2, S2, _ = fits[kk + 1]
+        # where the two lines cross (the kink), else half-way between the stretches
+        A = np.array([u1, -u2]).T
+        if abs(np.linalg.det(A)) > 1e-6:
+            a1, _ = np.linalg.solve(A, c2 - c1)
+            K = c1 + a1 * u1
+        else:
+            K = 0.5 * (P[j1 - 1] + P[i2])
+        gap_k = float(np.linalg.norm(K - q)) - R
+        if abs(gap_k) > 5.0 + 5.0 * sig:
+            continue  # the turn happened elsewhere
+        if any(float(np.linalg.norm(K - np.asarray(o[0], float))) - radius - float(o[1]) <= max(gap_k, 0.0) + 5.0 * sig
+               for o in (others or [])):
+            continue  # another piece could have turned it
+        away = (K - q) / max(float(np.linalg.norm(K - q)), 1e-9)
+        turn = float(np.dot(u2 - u1, away))
+        s_turn = np.sqrt(1.0 / S1 + 1.0 / S2) if S1 > 0 and S2 > 0 else np.inf
+        if kk == k - 1 and how == "line" or kk == k:
+            deflected = max(deflected, turn / s_turn) if np.isfinite(s_turn) else deflected
+    return PathGap(float(gap), float(sig), how, float(t), float(deflected), len(fits))

@@ -145,9 +145,16 @@ class DinoDunkSession(Session):
         exp = flick.expected
         flicked = "ball" if exp.get("action") in ("shoot", "pass", "foul_shot") else exp.get("piece", "")
         known = {self._id(flicked): flick.t_start - 1.0 / 30} if self._id(flicked) is not None else {}
+        moved = self._displaced(flick)
+        # pieces that came to rest elsewhere moved, however briefly (a tight chain moves its pieces a
+        # few mm, too slowly for a start to be seen): they start on the frame before they left rest
+        for tr in tracks:
+            if moved.get(tr.id) and tr.id not in known:
+                t_left = _left_rest(tr, t0, self._rest_sigma())
+                if t_left is not None:
+                    known[tr.id] = t_left
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known)
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
-        moved = self._displaced(flick)
         doubt = [c for c in contacts if c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False)]
         # the doubtful ones measured again on the fitted paths (σ from the fits, not one sample's)
         sigma = {c: band / self.referee.k for c in contacts}
@@ -222,7 +229,7 @@ class DinoDunkSession(Session):
         for tr in self.tracker.tracks.values():
             if tr.id in (a, b) or not tr.t or tr.t[-1] < t0 or tr.retired:
                 continue
-            others.append((_interp(tr, t_close), tr.radius))
+            others += [(_interp(tr, t0), tr.radius), (_interp(tr, t_close), tr.radius)]  # at rest, and then
         return path_gap(ta[mov], pa[mov], sa, A.radius, pre_b.mean(0), rest_sigma / np.sqrt(len(pre_b)), B.radius,
                         rest=rest, others=others)
 
@@ -488,6 +495,20 @@ def _reached(contacts, origin, dt: float = 1 / 30) -> list:
                     reach[y] = c.t
                     changed = True
     return [k for k, _ in sorted(reach.items(), key=lambda kv: kv[1]) if k != origin]
+
+
+def _left_rest(track, t0: float, sigma: float, k: float = 4.0):
+    """When ``track`` left its rest position at ``t0`` (by more than ``k`` σ√2): half-way between
+    the last sample at rest and the first away from it (None when it never left)."""
+    ts, xy = track.trajectory()
+    keep = ts >= t0 - 1e-9
+    ts, xy = ts[keep], xy[keep]
+    if len(ts) < 2:
+        return None
+    far = np.flatnonzero(np.linalg.norm(xy - xy[0], axis=1) > k * sigma * np.sqrt(2.0))
+    if not len(far) or far[0] == 0:
+        return None
+    return float(0.5 * (ts[far[0] - 1] + ts[far[0]]))
 
 
 def _foul_shot(adapt, overlaps, oob, config, positions):

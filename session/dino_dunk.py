@@ -172,6 +172,8 @@ class DinoDunkSession(Session):
                 c2 = Contact(c.t, c.a, c.b, g.gap_mm, "deflected")  # it turned away from the piece, at the piece
             elif g.gap_mm < -k * g.sigma_mm:
                 c2 = Contact(g.t, c.a, c.b, g.gap_mm, "path")
+            elif g.gap_mm <= k * g.sigma_mm and self._pushed(flick, t0, c.a, c.b, g.t) > k:
+                c2 = Contact(g.t, c.a, c.b, g.gap_mm, "pushed")  # the resting piece moved on, away from it
             elif g.gap_mm > k * g.sigma_mm:
                 flick.notes.append(f"{names.get(c.a, c.a)} passed {names.get(c.b, c.b)} {g.gap_mm:.2f} ± {g.sigma_mm:.2f} mm "
                                    f"clear (fitted path, {g.how})")
@@ -186,6 +188,33 @@ class DinoDunkSession(Session):
         flick.contacts = [{"t": round(c.t, 4), "a": names.get(c.a, c.a), "b": names.get(c.b, c.b), "gap_mm": round(c.gap_mm, 2),
                            "sigma_mm": round(sigma[c], 3), "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
         return [c for c in contacts if c not in doubt], contacts, tracks, names, t0
+
+    def _pushed(self, flick: Flick, t0: float, a: int, b: int, t: float) -> float:
+        """How far resting piece ``b`` moved on away from ``a`` after ``t`` (its rest position after
+        against before, along the line from ``a`` at ``t`` to ``b``), in σ of that difference (the
+        means of its samples at rest before ``t`` and at the end)."""
+        A, B = self.tracker.tracks.get(a), self.tracker.tracks.get(b)
+        if A is None or B is None:
+            return 0.0
+        sigma = self._rest_sigma()
+        tb, pb = B.trajectory()
+        t_lo = flick.frames[0].t if flick.frames else t0 - 0.5
+        pre = pb[(tb >= t_lo - 1e-9) & (tb <= t - 1.5 / 30)]
+        if len(pre) < 2 or len(pb) < 2:
+            return 0.0
+        pre = pre[np.linalg.norm(pre - np.median(pre, axis=0), axis=1) < 5.0 * sigma]
+        # the samples at the end, at rest where it came to rest
+        n = 1
+        while n < len(pb) and tb[-n - 1] > t + 1.5 / 30 and \
+                np.linalg.norm(pb[-n - 1] - np.median(pb[-n:], axis=0)) < 3.0 * sigma * np.sqrt(2.0):
+            n += 1
+        post = pb[-n:]
+        if n < 2 or tb[-n] <= t:
+            return 0.0
+        u = pre.mean(0) - _interp(A, t)
+        u = u / max(float(np.linalg.norm(u)), 1e-9)
+        d = float(np.dot(post.mean(0) - pre.mean(0), u))
+        return d / (sigma * np.sqrt(1.0 / len(pre) + 1.0 / len(post)))
 
     def _path_gap(self, flick: Flick, t0: float, a: int, b: int):
         """:func:`vision.contacts.path_gap` of track ``a``'s path (from ``t0``) to track ``b`` at

@@ -488,7 +488,8 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
             near = [m for m in range(i, j) if np.linalg.norm(P[m] - P[end]) < 3.0 * np.sqrt(2.0) / np.sqrt(w[end])]
             e = (w[near][:, None] * P[near]).sum(0) / w[near].sum()
             var = 1.0 / float(w[near].sum()) + q_sigma ** 2
-            cand = (float(np.linalg.norm(e - q)) - R, float(np.sqrt(var)), "end", float(T[end]), k)
+            t_end = float(T[min(near)]) if end == j - 1 else float(T[end])  # when it got there
+            cand = (float(np.linalg.norm(e - q)) - R, float(np.sqrt(var)), "end", t_end, k)
         if best is None or cand[0] < best[0]:
             best = cand
     gap, sig, how, t, k = best

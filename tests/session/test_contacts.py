@@ -70,3 +70,79 @@ def test_a_resting_neighbour_is_no_striker():
     neighbour = still(2, 79, 100, 9)
     found = table_contacts([mover, neighbour], 0.0, noise_config(ContactConfig(), 0.7, DT), known_starts={1: 3 * DT})
     assert found == []
+
+
+# --- fitted paths (vision.contacts.path_gap) -------------------------------------------------------
+
+
+def slide(p0, direction, v0, n, decel=2943.0, dt=DT):
+    """Samples of a disc flicked from rest at ``p0`` (mat mm) along ``direction`` at ``v0`` mm/s,
+    sliding to a stop at ``decel`` mm/s² (the first sample one frame after the flick)."""
+    u = np.asarray(direction, float) / np.linalg.norm(direction)
+    t = np.arange(1, n + 1) * dt
+    s = np.where(t < v0 / decel, v0 * t - 0.5 * decel * t ** 2, v0 ** 2 / (2 * decel))
+    return t, np.asarray(p0, float) + s[:, None] * u
+
+
+def fitted_gap(offset, seed, sigma=0.7, n_rest=15):
+    """A disc (r 19) sliding +x past a resting one (r 19) at (200, 100 + 38 + offset): the path
+    clears it by ``offset`` mm (no touch, so the path stays straight). Noisy samples, σ per axis."""
+    from vision.contacts import path_gap
+
+    rng = np.random.default_rng(seed)
+    t, xy = slide((0.0, 100.0), (1.0, 0.0), 1300.0, 24)
+    q = np.array([200.0, 138.0 + offset])
+    rest = (np.array([0.0, 100.0]) + rng.normal(0, sigma / np.sqrt(n_rest), 2), sigma / np.sqrt(n_rest), 0.0)
+    q_obs = q + rng.normal(0, sigma / np.sqrt(n_rest), 2)
+    return path_gap(t, xy + rng.normal(0, sigma, xy.shape), np.full(len(t), sigma), 19.0, q_obs,
+                    sigma / np.sqrt(n_rest), 19.0, rest=rest)
+
+
+def test_a_fitted_path_places_a_pass_far_sharper_than_one_sample():
+    gaps = [fitted_gap(1.0, seed) for seed in range(40)]
+    assert all(g.how == "line" and g.segments == 1 for g in gaps)
+    est = np.array([g.gap_mm for g in gaps])
+    sig = np.array([g.sigma_mm for g in gaps])
+    assert np.all(sig < 0.35)  # one sample's σ is 0.7 mm per axis
+    assert abs(est.mean() - 1.0) < 0.1
+    z = (est - 1.0) / sig  # honest: the scatter matches the σ it reports
+    assert 0.6 < z.std() < 1.5
+
+
+def test_a_path_that_runs_into_a_piece_has_a_negative_gap():
+    g = fitted_gap(-3.0, 1)
+    assert g.gap_mm < -4.5 * g.sigma_mm
+
+
+def test_a_touch_turns_the_path_away_from_the_piece():
+    """A glancing touch: the mover's path turns away from the piece it grazed, at the piece."""
+    from vision.contacts import path_gap
+
+    rng = np.random.default_rng(3)
+    q = np.array([200.0, 137.5])  # the incoming line overlaps the footprint by 0.5 mm
+    t, xy = slide((0.0, 100.0), (1.0, 0.0), 1300.0, 24)
+    k = int(np.searchsorted(xy[:, 0], q[0]))  # past the piece: turned 5° away from it
+    turn = np.radians(-5.0)
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    xy[k:] = xy[k - 1] + (xy[k:] - xy[k - 1]) @ rot.T
+    noisy = xy + rng.normal(0, 0.7, xy.shape)
+    g = path_gap(t, noisy, np.full(len(t), 0.7), 19.0, q, 0.18, 19.0, rest=(np.array([0.0, 100.0]), 0.18, 0.0))
+    assert g.segments == 2 and g.deflected > 4.5
+    # a piece standing at the turn as well may have turned it: no deflection is credited
+    g2 = path_gap(t, noisy, np.full(len(t), 0.7), 19.0, q, 0.18, 19.0, rest=(np.array([0.0, 100.0]), 0.18, 0.0),
+                  others=[(xy[k - 1] + np.array([0.0, -29.0]), 10.0)])
+    assert g2.deflected == 0.0
+
+
+def test_a_piece_that_stops_short_is_measured_at_its_end():
+    """A chain disc pushed at the carrier stops 2 mm short of it: the gap is where it came to rest."""
+    from vision.contacts import path_gap
+
+    rng = np.random.default_rng(5)
+    t, xy = slide((0.0, 100.0), (1.0, 0.0), 300.0, 24)  # stops after 15.3 mm
+    stop = 300.0 ** 2 / (2 * 2943.0)
+    q = np.array([stop + 38.0 + 2.0, 100.0])
+    g = path_gap(t, xy + rng.normal(0, 0.7, xy.shape), np.full(len(t), 0.7), 19.0, q, 0.18, 19.0,
+                 rest=(np.array([0.0, 100.0]), 0.18, 0.0))
+    assert g.how == "end"
+    assert abs(g.gap_mm - 2.0) < 4 * g.sigma_mm and g.sigma_mm < 0.35

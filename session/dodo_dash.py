@@ -25,6 +25,9 @@ from vision.core import Observation
 GAME = "dodo-dash"
 PROJECTILES = ("meteorite", "log", "egg", "feather", "banana", "dodo")
 FIRST_ONLY = ("feather", "dodo")
+CURVING = ("feather",)  # thrown with a sideways curve: not straight in the air
+import os
+_DEBUG = bool(os.environ.get("DODO_DEBUG"))
 
 
 class DodoDashSession(Session):
@@ -84,6 +87,7 @@ class DodoDashSession(Session):
     # the path fit: a break costs this much χ² (besides 2 per fitted parameter)
     break_penalty = 12.0
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
+    max_speed_mm_s = 1500.0  # no token is thrown or flicked faster: how far it can go unseen between two frames
 
     def hit_verdicts(self, flick: Flick, proj, racers, dt_eval: float = 0.001) -> tuple[list, list]:
         """(one Verdict per racer "was it touched", racer names in the order first touched).
@@ -98,7 +102,7 @@ class DodoDashSession(Session):
         The margin is the overlap depth (the gap's opposite) along the fitted path, with that fit's σ;
         a bounce is categorical unless two racers could have caused it."""
         from referee.core import make_verdicts
-        from vision.paths import fit_fall, join, segment_path
+        from vision.paths import fit_fall, fit_segment, join, segment_path
 
         spec_h = self.specs.piece(GAME, proj.kind).height
         racer_h = self.specs.piece(GAME, "racer").height
@@ -111,11 +115,13 @@ class DodoDashSession(Session):
         z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
         zb = top - spec_h
         # the launch: the first sample off the resting place (in height or on the mat)
-        n0 = max(1, min(4, len(t) // 4))
-        moved = (np.abs(zb - np.median(zb[:n0])) > 4 * z_sigma) | (
-            np.hypot(*(xy - np.median(xy[:n0], axis=0)).T) > 4 * sig)
-        i_launch = int(np.argmax(moved)) if moved.any() else len(t) - 1
-        lo = max(0, i_launch - 3)
+        before = t < flick.t_start
+        n0 = int(before.sum()) if before.sum() >= 2 else max(1, min(4, len(t) // 4))
+        moved = (np.abs(zb - np.median(zb[:n0])) > 4.5 * z_sigma) | (
+            np.hypot(*(xy - np.median(xy[:n0], axis=0)).T) > 4.5 * np.sqrt(2) * sig)
+        moved2 = moved & np.concatenate([moved[1:], [True]])  # off it in two samples running
+        i_launch = int(np.argmax(moved2)) if moved2.any() else len(t) - 1
+        lo = max(0, i_launch - 6)
         t, xy, zb, sig, ang = t[lo:], xy[lo:], zb[lo:], sig[lo:], ang[lo:]
         i_launch -= lo
         t_launch = float(t[max(i_launch - 1, 0)])
@@ -133,11 +139,43 @@ class DodoDashSession(Session):
         elif zb[i_launch:].size and zb[i_launch] > land_z:
             t_land = float(t[i_launch])
         # the path as segments, and where they meet
-        segs = segment_path(t, xy, sig, penalty=self.break_penalty)
+        # (a landing is a break: the flight and the slide are fitted apart)
+        # (the launch and the landing are breaks: the hold, the flight and the slide are fitted
+        # apart; in the air the token moves at constant velocity, the Feather curving)
+        n_air = max(int(np.searchsorted(t, t_land)), i_launch) if t_land is not None else i_launch
+        segs, at_land = [], -1
+        if i_launch > 0:
+            segs.append(fit_segment(t[:i_launch], xy[:i_launch], sig[:i_launch], 0))
+        parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,)), (n_air, len(t), (0, 1, 2))]
+        for pi, (p0, p1, degs) in enumerate(parts):
+            if p1 <= p0:
+                continue
+            if pi == 1 and segs and t_land is not None and n_air > i_launch:
+                at_land = len(segs) - 1
+            for sg in segment_path(t[p0:p1], xy[p0:p1], sig[p0:p1], penalty=self.break_penalty, degrees=degs):
+                sg.i0 += p0
+                sg.i1 += p0
+                segs.append(sg)
+        if _DEBUG:
+            print("t_land", t_land, "n_air", n_air, "launch", t_launch)
+            for sg in segs:
+                print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]))
+        if at_land >= 0:
+            # a plain landing (the flight and the slide meet there): the slide's start, seen on the
+            # mat more sharply, pins the end of the flight
+            a, b = segs[at_land], segs[at_land + 1]
+            jl = join(a, b, t_land, t_land)
+            if jl.miss <= k * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])) + 1.0:
+                pin = b.pos(t_land)
+                pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))
+                fit = fit_segment(np.append(t[a.i0:a.i1], t_land), np.vstack([xy[a.i0:a.i1], pin]),
+                                  np.append(sig[a.i0:a.i1], pin_s), a.degree, i0=a.i0)
+                fit.i1, fit.t1 = a.i1, a.t1
+                segs[at_land] = fit
         bounds = [segs[0].t0]
         joins = []
-        for a, b in zip(segs, segs[1:]):
-            j = join(a, b)
+        for si, (a, b) in enumerate(zip(segs, segs[1:])):
+            j = join(a, b, t_land, t_land) if si == at_land else join(a, b)
             joins.append(j)
             bounds.append(j.t)
         bounds.append(segs[-1].t1)
@@ -176,45 +214,59 @@ class DodoDashSession(Session):
                 bounces.append((jn, dv / max(float(np.hypot(*dv)), 1e-9)))
         # hidden bounces: two segments that do not meet (the event fell between two samples and
         # took the token off its line): the racer its incoming ray runs into, or its outgoing ray
-        # came from
+        # came from. From rest the start itself is unseen: a token that went out to a racer behind
+        # its first motion and came back is only told from a straight start when its resting place
+        # lies ahead of that motion (it came back past it).
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
         hidden: dict = {}
         for jn, (a, b) in zip(joins, zip(segs, segs[1:])):
             s_miss = float(np.hypot(a.pos_sigma(jn.t)[0], b.pos_sigma(jn.t)[0]))
-            if jn.miss <= k * s_miss + 2.0 or np.interp(jn.t, T, Z) >= racer_h:
+            if np.interp(jn.t, T, Z) >= racer_h:
                 continue
-            p_from = a.pos(a.t1)[0]
-            rays = []
             vb = b.vel(b.t0)[0]
-            if np.hypot(*vb) > 1e-6:
-                rays.append((b.pos(b.t0)[0], -vb / np.hypot(*vb), float(b.pos_sigma(b.t0)[0]), +1))
+            sb = float(np.hypot(*vb))
+            p_from, p_to = a.pos(a.t1)[0], b.pos(b.t0)[0]
+            from_rest = a.n >= 3 and (a.degree == 0 or float(np.hypot(*a.vel(a.t1)[0])) < min(
+                k * float(a.vel_sigma(a.t1)[0]), 50.0))
+            s_rest = float(np.hypot(a.pos_sigma(a.t1)[0], b.pos_sigma(b.t0)[0]))
+            ahead = float((p_from - p_to) @ vb) / sb if sb > 1e-6 else 0.0
+            significant = jn.miss > k * s_miss + 2.0 or (from_rest and ahead > k * s_rest)
+            if _DEBUG:
+                print("join", round(jn.t, 4), "miss", round(jn.miss, 2), "s_miss", round(s_miss, 2), "ahead", round(ahead, 2), "s_rest", round(s_rest, 2), "deg", a.degree, b.degree, "sig", significant, "rest", from_rest)
+            if not significant and not from_rest:
+                continue
+            reach = self.max_speed_mm_s * max(b.t0 - a.t1, 0.0)
+            rays = []
+            if sb > 1e-6:
+                rays.append((p_to, -vb / sb))
             va = a.vel(a.t1)[0]
-            if a.degree > 0 and np.hypot(*va) > 1e-6:
-                rays.append((p_from, va / np.hypot(*va), float(a.pos_sigma(a.t1)[0]), -1))
+            if not from_rest and np.hypot(*va) > 1e-6:
+                rays.append((p_from, va / np.hypot(*va)))
             found = set()
-            for origin, d, s_ray, sign in rays:
+            for origin, d in rays:
                 hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(jn.t, T, A)), racers, rest_q)
                 if hit is None:
                     continue
                 rid, p_c, others = hit
                 q = rest_q[rid][0]
                 n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
-                # leaving it along the outgoing ray (or closing on it along the incoming one)
-                if sign * float(-d @ n) <= 0:
+                # closing on it along the incoming ray (leaving it along the outgoing one), and
+                # within reach of the interval
+                if float(-d @ n) <= 0 or float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to))) > reach + k * s_miss:
                     continue
                 found.add(rid)
                 found.update(others)
             for rid in found:
                 prev = hidden.get(rid)
                 if prev is None or jn.t < prev[0]:
-                    hidden[rid] = (jn.t, s_miss, len(found) > 1)
+                    hidden[rid] = (jn.t, s_rest if from_rest else s_miss, len(found) > 1 or not significant)
         rows = []
         for r in racers:
             q, q_s = self._rest_xy(flick, r)
             if r.id in hidden:
                 th, sh, unsure = hidden[r.id]
                 sh = float(np.hypot(sh, q_s))
-                hidden_cand = (0.0, sh, th, "bounce, which racer unsure") if unsure else (1.5 * k * sh, sh, th, "bounce")
+                hidden_cand = (0.0, sh, th, "bounce unseen, which racer or whether unsure") if unsure else (1.5 * k * sh, sh, th, "bounce")
             else:
                 hidden_cand = None
             gap = _gap(P, A, size, proj.radius, np.broadcast_to(q, P.shape), r.radius)
@@ -226,10 +278,17 @@ class DodoDashSession(Session):
                 end = i + int(np.argmax(~over[i:])) if (~over[i:]).any() else len(over)
                 depth = float(-gap[i:end].min())
                 s = float(np.hypot(S[i:end][int(np.argmin(gap[i:end]))], q_s))
+                # went straight through its footprint (one smooth segment in and out, no landing
+                # there): a token that met the racer below its top would have bounced off it
+                through = (end < len(over) and (i_land is None or not (i <= i_land < end + 30))
+                           and seg_of[max(i - 30, 0)] == seg_of[min(end + 30, len(T) - 1)])
                 if i_land is not None and i <= i_land < end:
                     cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
-                elif low[i]:
+                elif low[i] and not through:
                     cands.append((depth, s, float(T[i]), "overlap"))
+                elif low[i]:
+                    free[i:end] = False
+                    cands.append((0.0, s, float(T[i]), "overlap, no bounce"))
                 else:
                     # came over it from above: no touch until they part (the token leaving it, or
                     # closing on it, is no near miss either: widen while the gap keeps changing so)
@@ -244,7 +303,10 @@ class DodoDashSession(Session):
                     rate = abs(float(gap[i] - gap[max(i - 1, 0)])) / dt_eval
                     fall_v = abs(float(Z[i] - Z[max(i - 1, 0)])) / dt_eval
                     s_on = float(np.hypot(S[i], q_s)) / max(rate, 1e-6) * fall_v
-                    cands.append((racer_h - float(Z[i]), float(np.hypot(z_sigma, s_on)), float(T[i]), "passed over"))
+                    over_c = (racer_h - float(Z[i]), float(np.hypot(z_sigma, s_on)), float(T[i]), "passed over")
+                    if through and -depth / s < over_c[0] / over_c[1]:
+                        over_c = (-depth, s, float(T[i]), "passed over")
+                    cands.append(over_c)
             for jn, n_dv in bounces:
                 if jn.t < T[0] or np.interp(jn.t, T, Z) >= racer_h:
                     continue

@@ -99,13 +99,13 @@ def fit_segment(t, xy, sigma, degree: int, i0: int = 0) -> Segment:
     return Segment(i0, i0 + len(t), degree, t_ref, coef, N_inv * scale, chi2, scale, float(t[0]), float(t[-1]))
 
 
-def _chi2_table(t, xy, w, degree: int) -> np.ndarray:
-    """(n + 1, n + 1) χ² of a ``degree`` fit to samples i..j-1 (inf where too few samples)."""
+def _chi2_table(t, xy, w, degree: int, min_points: int) -> np.ndarray:
+    """(n + 1, n + 1) χ² of a ``degree`` fit to samples i..j-1 (inf where fewer than ``min_points``)."""
     n = len(t)
     out = np.full((n + 1, n + 1), np.inf)
     m = degree + 1
     for i in range(n):
-        for j in range(i + m, n + 1):
+        for j in range(i + max(m, min_points), n + 1):
             tt = t[i:j] - t[i]
             ww = w[i:j]
             A = np.vander(tt, m, increasing=True)
@@ -121,12 +121,13 @@ def _chi2_table(t, xy, w, degree: int) -> np.ndarray:
 
 
 def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0, max_degree: int = 2,
-                 degrees=None, max_len: int | None = None) -> list[Segment]:
+                 degrees=None, max_len: int | None = None, min_points: int = 2) -> list[Segment]:
     """Split a path (``t`` (n,) s, ``xy`` (n, 2) mm, ``sigma`` (n,) mm per axis) into consecutive
     segments: the least total of χ² + ``penalty`` per segment + ``param_penalty`` per fitted
     parameter (two per polynomial coefficient). ``degrees`` the polynomial degrees tried (default
-    0 .. ``max_degree``); a segment needs degree + 1 samples. Returns the segments in time order,
-    each refitted with its covariance."""
+    0 .. ``max_degree``); a segment needs degree + 1 samples and at least ``min_points`` (a lone
+    sample says nothing of the motion: at rest or passing). Returns the segments in time order,
+    each refitted with its covariance; a path shorter than ``min_points`` is one segment."""
     t = np.asarray(t, dtype=float)
     xy = np.asarray(xy, dtype=float).reshape(-1, 2)
     sigma = np.asarray(sigma, dtype=float)
@@ -135,7 +136,7 @@ def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0
         return []
     degrees = tuple(degrees) if degrees is not None else tuple(range(max_degree + 1))
     w = 1.0 / np.maximum(sigma, 1e-6) ** 2
-    tables = {d: _chi2_table(t, xy, w, d) for d in degrees}
+    tables = {d: _chi2_table(t, xy, w, d, min_points) for d in degrees}
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     back: list = [None] * (n + 1)
@@ -150,8 +151,8 @@ def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0
                 total = best[i] + c + penalty + param_penalty * 2 * (d + 1)
                 if total < best[j]:
                     best[j], back[j] = total, (i, d)
-    if back[n] is None:  # too few samples for any degree: one point segment
-        return [fit_segment(t, xy, sigma, 0)]
+    if back[n] is None:  # too few samples for any degree: one segment
+        return [fit_segment(t, xy, sigma, 0 if n < 2 else 1)]
     cuts = []
     j = n
     while j > 0:

@@ -156,11 +156,13 @@ class DinoDunkSession(Session):
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known)
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         doubt = [c for c in contacts if c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False)]
-        # the doubtful ones measured again on the fitted paths (σ from the fits, not one sample's)
+        # the doubtful ones between discs measured again on the fitted paths (σ from the fits, not one
+        # sample's; the light ball hops and bounces off everything, its contacts stay as they were)
         sigma = {c: band / self.referee.k for c in contacts}
+        kinds = {tr.id: tr.kind for tr in tracks}
         keep = []
         for c in contacts:
-            if c not in doubt:
+            if c not in doubt or not (kinds.get(c.a, "").startswith("disc-") and kinds.get(c.b, "").startswith("disc-")):
                 keep.append(c)
                 continue
             g = self._path_gap(flick, t0, c.a, c.b)
@@ -199,10 +201,9 @@ class DinoDunkSession(Session):
         sigma = self._rest_sigma()
         tb, pb = B.trajectory()
         t_lo = flick.frames[0].t if flick.frames else t0 - 0.5
-        pre = pb[(tb >= t_lo - 1e-9) & (tb <= t - 1.5 / 30)]
+        pre = _rest_run(tb, pb, t_lo, t - 1.5 / 30, sigma)
         if len(pre) < 2 or len(pb) < 2:
             return 0.0
-        pre = pre[np.linalg.norm(pre - np.median(pre, axis=0), axis=1) < 5.0 * sigma]
         # the samples at the end, at rest where it came to rest
         n = 1
         while n < len(pb) and tb[-n - 1] > t + 1.5 / 30 and \
@@ -235,7 +236,7 @@ class DinoDunkSession(Session):
         ta, pa = A.trajectory()
         tb, pb = B.trajectory()
         t_lo = flick.frames[0].t if flick.frames else t0 - 0.5
-        pre_a = pa[(ta >= t_lo - 1e-9) & (ta <= t0 + 1e-9)]
+        pre_a = _rest_run(ta, pa, t_lo, t0, rest_sigma)
         mov = ta > t0 + 1e-9
         if len(pre_a) < 2 or mov.sum() < 2:
             return None
@@ -243,11 +244,9 @@ class DinoDunkSession(Session):
         # b at rest: before the path came within a frame of it
         d = np.linalg.norm(pa[mov] - pb[(tb >= t_lo - 1e-9) & (tb <= t0 + 1e-9)].mean(0), axis=1)
         t_close = float(ta[mov][int(np.argmin(d))])
-        pre_b = pb[(tb >= t_lo - 1e-9) & (tb <= t_close - 1.5 / 30)]
+        pre_b = _rest_run(tb, pb, t_lo, t_close - 1.5 / 30, rest_sigma)
         if len(pre_b) < 2:
             return None
-        med = np.median(pre_b, axis=0)
-        pre_b = pre_b[np.linalg.norm(pre_b - med, axis=1) < 5.0 * rest_sigma]
         # after the pass too, when b stayed where it was (3 σ of the difference of the means)
         post_b = pb[tb >= t_close + 1.5 / 30]
         if len(post_b) and np.linalg.norm(post_b.mean(0) - pre_b.mean(0)) < \
@@ -524,6 +523,21 @@ def _reached(contacts, origin, dt: float = 1 / 30) -> list:
                     reach[y] = c.t
                     changed = True
     return [k for k, _ in sorted(reach.items(), key=lambda kv: kv[1]) if k != origin]
+
+
+def _rest_run(ts, xy, t_lo: float, t_hi: float, sigma: float, k: float = 4.0) -> np.ndarray:
+    """The samples (n, 2) of the rest that ends at ``t_hi``: going back from there (not before
+    ``t_lo``) while they stay within ``k`` σ√2 of the median of the last three (a piece placed or
+    moved earlier rested elsewhere then)."""
+    idx = np.flatnonzero((ts >= t_lo - 1e-9) & (ts <= t_hi + 1e-9))
+    if not len(idx):
+        return np.zeros((0, 2))
+    ref = np.median(xy[idx[-3:]], axis=0)
+    ok = np.linalg.norm(xy[idx] - ref, axis=1) < k * sigma * np.sqrt(2.0)
+    n = 0
+    while n < len(idx) and ok[len(idx) - 1 - n]:
+        n += 1
+    return xy[idx[len(idx) - n:]]
 
 
 def _left_rest(track, t0: float, sigma: float, k: float = 4.0):

@@ -442,7 +442,8 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
     ``ts`` (m,) s, ``xy`` (m, 2) mat mm and ``sigma`` (m,) the moving piece's samples from the start
     of its motion; ``rest`` (xy, σ of the mean, t) where it rested before it started (the line of its
     first stretch passes through it). The path is cut into straight stretches where it turns
-    (:func:`straight_segments`); each stretch covers its samples and reaches half-way to the next.
+    (:func:`straight_segments`, and where it came straight back); each stretch covers its samples and
+    reaches on to where it turned (where the lines cross; one more frame's travel at most).
     The gap to the footprint is, for each stretch, its lateral offset from ``q`` where the foot of
     the perpendicular falls inside the stretch, else the distance to its end (the mean of the samples
     where the piece came to rest, or the last sample); the smallest wins. A turn between two stretches
@@ -458,7 +459,14 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
         P = np.vstack([np.asarray(rest[0], float)[None, :], P])
         w = np.r_[1.0 / max(float(rest[1]), 1e-3) ** 2, w]
         T = np.r_[float(rest[2]), T]
-    segs = straight_segments(P, w)
+    segs = []
+    for i, j in straight_segments(P, w):  # a bounce straight back stays on its line: cut it where it turned
+        far = i + int(np.argmax(np.linalg.norm(P[i:j] - P[i], axis=1)))
+        if j - far > 1 and far - i >= 1 and \
+                float(np.linalg.norm(P[j - 1] - P[far])) > 4.0 * np.sqrt(2.0) / np.sqrt(min(w[far], w[j - 1])):
+            segs += [(i, far + 1), (far + 1, j)]
+        else:
+            segs.append((i, j))
     R = radius + q_radius
     best = None
     fits = []
@@ -467,13 +475,25 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
         if float(np.dot(P[j - 1] - P[i], u)) < 0:  # orient along the motion
             u = -u
         fits.append((i, j, c, u, n, W, Sss, chi2))
+
+    def reach(f1, f2, step):
+        """How far along f1's direction, beyond its last sample, the path went before it turned onto
+        f2: to where the lines cross, at most one more ``step`` (a turn straight back: a step)."""
+        u1, u2 = f1[3], f2[3]
+        if abs(float(u1[0] * u2[1] - u1[1] * u2[0])) < np.sin(np.radians(10.0)):
+            return step
+        A = np.array([u1, -u2]).T
+        a1, _ = np.linalg.solve(A, f2[2] - f1[2])
+        return float(np.clip(a1 - float(np.dot(P[f1[1] - 1] - f1[2], u1)), 0.0, step))
+
     for k, (i, j, c, u, n, W, Sss, chi2) in enumerate(fits):
         s = (P[i:j] - c) @ u
         lo, hi = float(s.min()), float(s.max())
-        if k > 0:  # the path came in from the previous stretch's last sample
-            lo -= 0.5 * max(float(np.dot(P[i] - P[i - 1], u)), 0.0)
+        if k > 0:  # the path came in from the previous stretch
+            lo -= float(np.linalg.norm(P[i] - P[i - 1]))
         if k + 1 < len(fits):
-            hi += 0.5 * max(float(np.dot(P[j] - P[j - 1], u)), 0.0)
+            step = float(np.linalg.norm(P[j - 1] - P[j - 2])) if j - i >= 2 else float(np.linalg.norm(P[j] - P[j - 1]))
+            hi += reach(fits[k], fits[k + 1], step)
         dof = j - i - 2
         scale = max(1.0, np.sqrt(chi2 / dof)) if dof > 0 else 1.0
         sq = float(np.dot(q - c, u))

@@ -152,7 +152,7 @@ class DodoDashSession(Session):
                 continue
             if pi == 1 and segs and t_land is not None and n_air > i_launch:
                 at_land = len(segs) - 1
-            for sg in segment_path(t[p0:p1], xy[p0:p1], sig[p0:p1], penalty=self.break_penalty, degrees=degs):
+            for sg in segment_path(t[p0:p1], xy[p0:p1], sig[p0:p1], penalty=self.break_penalty, degrees=degs, waypoints=True):
                 sg.i0 += p0
                 sg.i1 += p0
                 segs.append(sg)
@@ -172,19 +172,34 @@ class DodoDashSession(Session):
                                   np.append(sig[a.i0:a.i1], pin_s), a.degree, i0=a.i0)
                 fit.i1, fit.t1 = a.i1, a.t1
                 segs[at_land] = fit
+        # each segment's ends: position, velocity and their σ. A lone sample (a segment of one) is
+        # a waypoint: the token passed there, arriving along the chord from the segment before and
+        # leaving along the chord to the one after
+        ends = [self._ends(segs, i) for i in range(len(segs))]
         bounds = [segs[0].t0]
         joins = []
         for si, (a, b) in enumerate(zip(segs, segs[1:])):
-            j = join(a, b, t_land, t_land) if si == at_land else join(a, b)
+            if a.n > 1 and b.n > 1:
+                j = join(a, b, t_land, t_land) if si == at_land else join(a, b)
+            else:
+                j = None
             joins.append(j)
-            bounds.append(j.t)
+            bounds.append(j.t if j is not None else 0.5 * (a.t1 + b.t0))
         bounds.append(segs[-1].t1)
         T = np.arange(t_launch, t[-1] + 1e-9, dt_eval)
+        # between two segments without a join (a waypoint on either side): straight between them
+        anchors_t = np.array([x for si, sg in enumerate(segs) for x in ((sg.t0, sg.t1) if sg.n > 1 else (sg.t0,))])
+        anchors_p = np.array([p for si, sg in enumerate(segs) for p in ((ends[si][0], ends[si][4]) if sg.n > 1 else (ends[si][0],))])
+        anchors_s = np.array([s for si, sg in enumerate(segs) for s in ((ends[si][2], ends[si][6]) if sg.n > 1 else (ends[si][2],))])
+        P = np.column_stack([np.interp(T, anchors_t, anchors_p[:, 0]), np.interp(T, anchors_t, anchors_p[:, 1])])
+        S = np.interp(T, anchors_t, anchors_s)
         seg_of = np.clip(np.searchsorted(np.array(bounds[1:-1]), T), 0, len(segs) - 1)
-        P = np.zeros((len(T), 2))
-        S = np.zeros(len(T))
         for si, sg in enumerate(segs):
-            m = seg_of == si
+            if sg.n == 1:
+                continue
+            lo_t = bounds[si] if si == 0 or joins[si - 1] is not None else sg.t0
+            hi_t = bounds[si + 1] if si == len(segs) - 1 or joins[si] is not None else sg.t1
+            m = (T >= lo_t) & (T <= hi_t)
             if m.any():
                 P[m] = sg.pos(T[m])
                 S[m] = sg.pos_sigma(T[m])
@@ -198,53 +213,52 @@ class DodoDashSession(Session):
         i_land = int(np.searchsorted(T, t_land)) if t_land is not None else None
         if i_land is not None and i_land >= len(T):
             i_land = len(T) - 1
-        # bounces: a join where the token's direction turns (a landing or a stop only slows it)
-        bounces = []
-        for jn in joins:
-            vb, va = jn.v_before, jn.v_after
-            sb = float(np.hypot(*vb))
-            if sb < 1e-6:
-                continue
-            u = vb / sb
-            along = float(va @ u)
-            side = float(abs(va[0] * u[1] - va[1] * u[0]))
-            sv = max(jn.v_sigma, 1.0)
-            if side > k * sv or along < -k * sv:
-                dv = va - vb
-                bounces.append((jn, dv / max(float(np.hypot(*dv)), 1e-9)))
-        # hidden bounces: two segments that do not meet (the event fell between two samples and
-        # took the token off its line): the racer its incoming ray runs into, or its outgoing ray
-        # came from. From rest the start itself is unseen: a token that went out to a racer behind
-        # its first motion and came back is only told from a straight start when its resting place
-        # lies ahead of that motion (it came back past it).
+        # events between two segments. A bounce turns the token (a landing or a stop only slows
+        # it): where the two fits meet, the racer whose edge the token's edge meets there, pushing
+        # it away; where they do not meet (the bounce fell between two samples and took the token
+        # off its line, or a waypoint leaves the place unknown), the racer the incoming ray runs
+        # into or the outgoing ray came from, within reach of the interval. From rest the start is
+        # unseen: a token that went out to a racer behind its first motion and came back is told
+        # from a straight start only when its resting place lies ahead of that motion.
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
-        hidden: dict = {}
-        for jn, (a, b) in zip(joins, zip(segs, segs[1:])):
-            s_miss = float(np.hypot(a.pos_sigma(jn.t)[0], b.pos_sigma(jn.t)[0]))
-            if np.interp(jn.t, T, Z) >= racer_h:
+        bounces, hidden = [], {}
+        for si, (a, b) in enumerate(zip(segs, segs[1:])):
+            jn = joins[si]
+            p_from, v_in, s_from, sv_in = ends[si][4:8]
+            p_to, v_out, s_to, sv_out = ends[si + 1][0:4]
+            t_mid = bounds[si + 1]
+            if np.interp(t_mid, T, Z) >= racer_h:
                 continue
-            vb = b.vel(b.t0)[0]
-            sb = float(np.hypot(*vb))
-            p_from, p_to = a.pos(a.t1)[0], b.pos(b.t0)[0]
-            from_rest = a.n >= 3 and (a.degree == 0 or float(np.hypot(*a.vel(a.t1)[0])) < min(
-                k * float(a.vel_sigma(a.t1)[0]), 50.0))
-            s_rest = float(np.hypot(a.pos_sigma(a.t1)[0], b.pos_sigma(b.t0)[0]))
-            ahead = float((p_from - p_to) @ vb) / sb if sb > 1e-6 else 0.0
-            significant = jn.miss > k * s_miss + 2.0 or (from_rest and ahead > k * s_rest)
+            s_in = float(np.hypot(*v_in))
+            sv = max(float(np.hypot(sv_in, sv_out)), 1.0)
+            turned = False
+            if s_in > 1e-6:
+                u = v_in / s_in
+                turned = abs(float(v_out[0] * u[1] - v_out[1] * u[0])) > k * sv or float(v_out @ u) < -k * sv
+            s_miss = float(np.hypot(s_from, s_to))
+            met = jn is not None and jn.miss <= k * s_miss + 2.0
+            from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
+            s_out = float(np.hypot(*v_out))
+            ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
+            significant = (jn is not None and not met) or (from_rest and ahead > k * s_miss) or (turned and not met)
             if _DEBUG:
-                print("join", round(jn.t, 4), "miss", round(jn.miss, 2), "s_miss", round(s_miss, 2), "ahead", round(ahead, 2), "s_rest", round(s_rest, 2), "deg", a.degree, b.degree, "sig", significant, "rest", from_rest)
+                print("join", si, round(t_mid, 4), "miss", None if jn is None else round(jn.miss, 2), "s_miss", round(s_miss, 2),
+                      "ahead", round(ahead, 2), "n", a.n, b.n, "deg", a.degree, b.degree, "turned", turned, "sig", significant, "rest", from_rest)
+            if turned and met and not from_rest:
+                dv = v_out - v_in
+                bounces.append((jn, dv / max(float(np.hypot(*dv)), 1e-9)))
+                continue
             if not significant and not from_rest:
                 continue
             reach = self.max_speed_mm_s * max(b.t0 - a.t1, 0.0)
             rays = []
-            if sb > 1e-6:
-                rays.append((p_to, -vb / sb))
-            va = a.vel(a.t1)[0]
-            if not from_rest and np.hypot(*va) > 1e-6:
-                rays.append((p_from, va / np.hypot(*va)))
+            if s_out > 1e-6:
+                rays.append((p_to, -v_out / s_out))
+            if not from_rest and s_in > 1e-6:
+                rays.append((p_from, v_in / s_in))
             found = set()
             for origin, d in rays:
-                hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(jn.t, T, A)), racers, rest_q)
+                hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(t_mid, T, A)), racers, rest_q)
                 if hit is None:
                     continue
                 rid, p_c, others = hit
@@ -258,8 +272,8 @@ class DodoDashSession(Session):
                 found.update(others)
             for rid in found:
                 prev = hidden.get(rid)
-                if prev is None or jn.t < prev[0]:
-                    hidden[rid] = (jn.t, s_rest if from_rest else s_miss, len(found) > 1 or not significant)
+                if prev is None or t_mid < prev[0]:
+                    hidden[rid] = (t_mid, s_miss, len(found) > 1 or not significant)
         rows = []
         for r in racers:
             q, q_s = self._rest_xy(flick, r)
@@ -348,6 +362,38 @@ class DodoDashSession(Session):
                                  detail=[{"racer": n, "t": tt, "evidence": e} for n, _, tt, _, e in rows])
         touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
+
+    @staticmethod
+    def _ends(segs, i: int) -> tuple:
+        """Segment ``i``'s (start position, start velocity, σ of each) and (end position, end
+        velocity, σ of each), mm and mm/s; a one-sample segment (a waypoint) has the chord to the
+        segment after as its start velocity and the chord from the one before as its end velocity
+        (the directions it left and entered the intervals either side)."""
+        sg = segs[i]
+        if sg.n > 1:
+            return (sg.pos(sg.t0)[0], sg.vel(sg.t0)[0], float(sg.pos_sigma(sg.t0)[0]), float(sg.vel_sigma(sg.t0)[0]),
+                    sg.pos(sg.t1)[0], sg.vel(sg.t1)[0], float(sg.pos_sigma(sg.t1)[0]), float(sg.vel_sigma(sg.t1)[0]))
+        p, s = sg.coef[0], float(np.sqrt(sg.cov[0, 0]))
+
+        def chord(o, forward):
+            q = o.pos(o.t0)[0] if forward else o.pos(o.t1)[0]
+            to = o.t0 if forward else o.t1
+            dt = (to - sg.t0) if forward else (sg.t0 - to)
+            if dt <= 0:
+                return np.zeros(2), 1e6
+            qs = float(o.pos_sigma(to)[0])
+            return ((q - p) if forward else (p - q)) / dt, float(np.hypot(qs, s)) / dt
+
+        v_in, sv_in = chord(segs[i - 1], False) if i > 0 else (np.zeros(2), 1e6)
+        v_out, sv_out = chord(segs[i + 1], True) if i + 1 < len(segs) else (np.zeros(2), 1e6)
+        # arriving: the chord in (else the one out); leaving: the chord out (else the one in). Its
+        # start faces the interval before it, which it leaves along the chord out; its end faces
+        # the one after, which it enters along the chord in
+        if i == 0:
+            v_in, sv_in = v_out, sv_out
+        if i + 1 == len(segs):
+            v_out, sv_out = v_in, sv_in
+        return p, v_out, s, sv_out, p, v_in, s, sv_in
 
     def _rest_xy(self, flick: Flick, track) -> tuple[np.ndarray, float]:
         """(a racer's resting place (2,) mat mm before the flick, its σ mm): the mean of its samples

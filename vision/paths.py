@@ -121,13 +121,17 @@ def _chi2_table(t, xy, w, degree: int, min_points: int) -> np.ndarray:
 
 
 def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0, max_degree: int = 2,
-                 degrees=None, max_len: int | None = None, min_points: int = 2) -> list[Segment]:
+                 degrees=None, max_len: int | None = None, min_points: int = 2,
+                 waypoints: bool = False) -> list[Segment]:
     """Split a path (``t`` (n,) s, ``xy`` (n, 2) mm, ``sigma`` (n,) mm per axis) into consecutive
     segments: the least total of χ² + ``penalty`` per segment + ``param_penalty`` per fitted
     parameter (two per polynomial coefficient). ``degrees`` the polynomial degrees tried (default
-    0 .. ``max_degree``); a segment needs degree + 1 samples and at least ``min_points`` (a lone
-    sample says nothing of the motion: at rest or passing). Returns the segments in time order,
-    each refitted with its covariance; a path shorter than ``min_points`` is one segment."""
+    0 .. ``max_degree``); a segment needs at least ``min_points`` samples and 2·degree (a curve
+    through three samples is no evidence of one; a lone sample says nothing of the motion: at rest
+    or passing), except that with ``waypoints`` one sample
+    alone may be a segment (degree 0: a place the path passed, e.g. between two events). Returns the
+    segments in time order, each refitted with its covariance; a path shorter than ``min_points`` is
+    one segment."""
     t = np.asarray(t, dtype=float)
     xy = np.asarray(xy, dtype=float).reshape(-1, 2)
     sigma = np.asarray(sigma, dtype=float)
@@ -136,7 +140,7 @@ def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0
         return []
     degrees = tuple(degrees) if degrees is not None else tuple(range(max_degree + 1))
     w = 1.0 / np.maximum(sigma, 1e-6) ** 2
-    tables = {d: _chi2_table(t, xy, w, d, min_points) for d in degrees}
+    tables = {d: _chi2_table(t, xy, w, d, max(min_points, 2 * d)) for d in degrees}
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     back: list = [None] * (n + 1)
@@ -151,6 +155,8 @@ def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0
                 total = best[i] + c + penalty + param_penalty * 2 * (d + 1)
                 if total < best[j]:
                     best[j], back[j] = total, (i, d)
+            if waypoints and j == i + 1 and best[i] + penalty + param_penalty * 2 < best[j]:
+                best[j], back[j] = best[i] + penalty + param_penalty * 2, (i, 0)
     if back[n] is None:  # too few samples for any degree: one segment
         return [fit_segment(t, xy, sigma, 0 if n < 2 else 1)]
     cuts = []

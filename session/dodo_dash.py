@@ -87,6 +87,8 @@ class DodoDashSession(Session):
     # the path fit: a break costs this much χ² (besides 2 per fitted parameter)
     break_penalty = 12.0
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
+    max_curve_mm_s2 = 3000.0  # the sideways acceleration of a curving throw at most
+    max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
     max_speed_mm_s = 1500.0  # no token is thrown or flicked faster: how far it can go unseen between two frames
 
     def hit_verdicts(self, flick: Flick, proj, racers, dt_eval: float = 0.001) -> tuple[list, list]:
@@ -146,20 +148,40 @@ class DodoDashSession(Session):
         segs, at_land = [], -1
         if i_launch > 0:
             segs.append(fit_segment(t[:i_launch], xy[:i_launch], sig[:i_launch], 0))
-        parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,)), (n_air, len(t), (0, 1, 2))]
-        for pi, (p0, p1, degs) in enumerate(parts):
+        parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,), self.max_curve_mm_s2),
+                 (n_air, len(t), (0, 1, 2), self.max_slide_decel_mm_s2)]
+        for pi, (p0, p1, degs, acc) in enumerate(parts):
             if p1 <= p0:
                 continue
             if pi == 1 and segs and t_land is not None and n_air > i_launch:
                 at_land = len(segs) - 1
-            for sg in segment_path(t[p0:p1], xy[p0:p1], sig[p0:p1], penalty=self.break_penalty, degrees=degs, waypoints=True):
+            for sg in segment_path(t[p0:p1], xy[p0:p1], sig[p0:p1], penalty=self.break_penalty, degrees=degs, waypoints=True,
+                                      max_accel=acc):
                 sg.i0 += p0
                 sg.i1 += p0
                 segs.append(sg)
         if _DEBUG:
             print("t_land", t_land, "n_air", n_air, "launch", t_launch)
             for sg in segs:
-                print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]))
+                print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]), "acc", np.round(2 * sg.coef[2]) if sg.degree == 2 else "", "sacc", round(2 * float(np.sqrt(sg.cov[2, 2]))) if sg.degree == 2 else "")
+        if i_launch > 0 and fall is not None and n_air - i_launch >= 2 and segs[1].n > 1 and segs[1].i1 <= n_air:
+            # a plain release: the flight starts where the token was held (seen there in many
+            # frames), when its fitted height left the hand's
+            a, h = segs[1], segs[0]
+            z_hold = float(np.median(zb[:i_launch]))
+            t_rel, t_rel_s = fall.reaches(z_hold, first=True)
+            if t_rel is None or not (t[i_launch - 1] - 0.05 <= t_rel <= t[i_launch]):
+                t_rel, t_rel_s = float(t[i_launch - 1]), float(t[i_launch] - t[i_launch - 1]) / 2
+            t_rel = float(np.clip(t_rel, t[i_launch - 1], t[i_launch]))
+            hold, hold_s = h.pos(h.t1)[0], float(h.pos_sigma(h.t1)[0])
+            pin_s = float(np.hypot(hold_s, float(np.hypot(*a.vel(t_rel)[0])) * t_rel_s))
+            if float(np.hypot(*(a.pos(t_rel)[0] - hold))) <= k * float(np.hypot(a.pos_sigma(t_rel)[0], pin_s)) + 1.0:
+                fit = fit_segment(np.append(t_rel, t[a.i0:a.i1]), np.vstack([hold, xy[a.i0:a.i1]]),
+                                  np.append(pin_s, sig[a.i0:a.i1]), a.degree, i0=a.i0)
+                fit.i0, fit.t0 = a.i0, a.t0
+                fit.i1, fit.t1 = a.i1, a.t1
+                fit.pins = [(t_rel, hold, pin_s)]
+                segs[1] = fit
         if at_land >= 0:
             # a plain landing (the flight and the slide meet there): the slide's start, seen on the
             # mat more sharply, pins the end of the flight
@@ -168,8 +190,11 @@ class DodoDashSession(Session):
             if jl.miss <= k * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])) + 1.0:
                 pin = b.pos(t_land)
                 pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))
-                fit = fit_segment(np.append(t[a.i0:a.i1], t_land), np.vstack([xy[a.i0:a.i1], pin]),
-                                  np.append(sig[a.i0:a.i1], pin_s), a.degree, i0=a.i0)
+                pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
+                fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
+                                  np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),
+                                  np.concatenate([sig[a.i0:a.i1], [p[2] for p in pins]]), a.degree, i0=a.i0)
+                fit.i0, fit.t0 = a.i0, a.t0
                 fit.i1, fit.t1 = a.i1, a.t1
                 segs[at_land] = fit
         # each segment's ends: position, velocity and their σ. A lone sample (a segment of one) is

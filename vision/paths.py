@@ -99,8 +99,9 @@ def fit_segment(t, xy, sigma, degree: int, i0: int = 0) -> Segment:
     return Segment(i0, i0 + len(t), degree, t_ref, coef, N_inv * scale, chi2, scale, float(t[0]), float(t[-1]))
 
 
-def _chi2_table(t, xy, w, degree: int, min_points: int) -> np.ndarray:
-    """(n + 1, n + 1) χ² of a ``degree`` fit to samples i..j-1 (inf where fewer than ``min_points``)."""
+def _chi2_table(t, xy, w, degree: int, min_points: int, max_accel: float | None = None) -> np.ndarray:
+    """(n + 1, n + 1) χ² of a ``degree`` fit to samples i..j-1 (inf where fewer than ``min_points``,
+    or where a degree-2 fit's acceleration is beyond ``max_accel`` by more than 3 σ)."""
     n = len(t)
     out = np.full((n + 1, n + 1), np.inf)
     m = degree + 1
@@ -115,6 +116,10 @@ def _chi2_table(t, xy, w, degree: int, min_points: int) -> np.ndarray:
                 coef = np.linalg.solve(N, Aw.T @ xy[i:j])
             except np.linalg.LinAlgError:
                 continue
+            if max_accel is not None and degree == 2:
+                s_acc = 2.0 * float(np.sqrt(max(np.linalg.inv(N)[2, 2], 0.0)))
+                if 2.0 * float(np.hypot(*coef[2])) - 3.0 * s_acc > max_accel:
+                    continue
             r = xy[i:j] - A @ coef
             out[i, j] = float((ww[:, None] * r ** 2).sum())
     return out
@@ -122,14 +127,16 @@ def _chi2_table(t, xy, w, degree: int, min_points: int) -> np.ndarray:
 
 def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0, max_degree: int = 2,
                  degrees=None, max_len: int | None = None, min_points: int = 2,
-                 waypoints: bool = False) -> list[Segment]:
+                 waypoints: bool = False, max_accel: float | None = None) -> list[Segment]:
     """Split a path (``t`` (n,) s, ``xy`` (n, 2) mm, ``sigma`` (n,) mm per axis) into consecutive
     segments: the least total of χ² + ``penalty`` per segment + ``param_penalty`` per fitted
     parameter (two per polynomial coefficient). ``degrees`` the polynomial degrees tried (default
     0 .. ``max_degree``); a segment needs at least ``min_points`` samples and 2·degree (a curve
     through three samples is no evidence of one; a lone sample says nothing of the motion: at rest
     or passing), except that with ``waypoints`` one sample
-    alone may be a segment (degree 0: a place the path passed, e.g. between two events). Returns the
+    alone may be a segment (degree 0: a place the path passed, e.g. between two events).
+    ``max_accel`` (mm/s²) bounds a curve's acceleration (a smooth motion is no faster turning than
+    that; a sharper one is an event between two segments). Returns the
     segments in time order, each refitted with its covariance; a path shorter than ``min_points`` is
     one segment."""
     t = np.asarray(t, dtype=float)
@@ -140,7 +147,7 @@ def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0
         return []
     degrees = tuple(degrees) if degrees is not None else tuple(range(max_degree + 1))
     w = 1.0 / np.maximum(sigma, 1e-6) ** 2
-    tables = {d: _chi2_table(t, xy, w, d, max(min_points, 2 * d)) for d in degrees}
+    tables = {d: _chi2_table(t, xy, w, d, max(min_points, 2 * d), max_accel) for d in degrees}
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     back: list = [None] * (n + 1)
@@ -216,14 +223,15 @@ class Fall:
         tau = np.asarray(t, dtype=float) - self.t_ref
         return self.a + self.b * tau - 0.5 * self.g * tau ** 2
 
-    def reaches(self, h: float = 0.0) -> tuple[float | None, float]:
-        """(the later instant the fitted height is ``h``, its σ in s), or (None, inf) if never."""
+    def reaches(self, h: float = 0.0, first: bool = False) -> tuple[float | None, float]:
+        """(the later instant the fitted height is ``h`` (the earlier with ``first``), its σ in s),
+        or (None, inf) if never."""
         disc = self.b ** 2 + 2 * self.g * (self.a - h)
-        if disc < 0 or self.g <= 0:
+        if disc <= 0 or self.g <= 0:
             return None, float("inf")
-        tau = (self.b + np.sqrt(disc)) / self.g
-        # dτ/da = 1/sqrt(disc), dτ/db = (1 + b/sqrt(disc))/g
-        s = np.sqrt(disc)
+        s = np.sqrt(disc) * (-1.0 if first else 1.0)
+        tau = (self.b + s) / self.g
+        # dτ/da = 1/s, dτ/db = (1 + b/s)/g
         J = np.array([1.0 / s, (1.0 + self.b / s) / self.g])
         return float(self.t_ref + tau), float(np.sqrt(max(J @ self.cov @ J, 0.0)))
 

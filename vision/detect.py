@@ -78,6 +78,7 @@ class DetectConfig:
     hybrid_kind_conf: float = 0.6
     reuse_mm: float = 3.0
     reuse_level: float = 2.0
+    edge_margin_mm: float = 40.0
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -194,20 +195,31 @@ class Candidates:
         return cls(np.zeros((0, 2)), [], np.zeros(0), np.zeros((0, 4)), occ)
 
 
-def plane_maps(transform: MatTransform, height_mm: float, size: tuple, px_per_mm: float, cache: dict | None = None):
+def plane_maps(transform: MatTransform, height_mm: float, size: tuple, px_per_mm: float, cache: dict | None = None,
+               origin_mm: tuple = (0.0, 0.0)):
     """``cv2.remap`` maps from a view of the plane ``height_mm`` above the mat (``size`` (w, h) at
-    ``px_per_mm``, origin at mat mm (0, 0)) to the frame's *distorted* image px (the lens included)."""
-    key = (round(float(height_mm), 3), size, px_per_mm)
+    ``px_per_mm``, its pixel (0, 0) at mat mm ``origin_mm``) to the frame's *distorted* image px (the
+    lens included)."""
+    key = (round(float(height_mm), 3), size, px_per_mm, tuple(float(v) for v in origin_mm))
     if cache is not None and key in cache:
         return cache[key]
     w, h = size
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
-    pts = np.column_stack([xs.ravel() / px_per_mm, ys.ravel() / px_per_mm])
+    pts = np.column_stack([xs.ravel() / px_per_mm + origin_mm[0], ys.ravel() / px_per_mm + origin_mm[1]])
     px = transform.mat_to_image(pts, height_mm)
     maps = (px[:, 0].reshape(h, w).astype(np.float32), px[:, 1].reshape(h, w).astype(np.float32))
     if cache is not None:
         cache[key] = maps
     return maps
+
+
+def search_plane(board, config: "DetectConfig") -> tuple[tuple, tuple]:
+    """The part of each height's plane searched for round pieces: the mat and ``edge_margin_mm``
+    around it (a piece that slid off the edge still lies in view). Returns ``size`` (w, h) in px at
+    ``config.px_per_mm`` and ``origin_mm``, the mat mm of its pixel (0, 0)."""
+    m, s = float(config.edge_margin_mm), config.px_per_mm
+    size = (int(np.ceil((board.length_mm + 2 * m) * s)) + 1, int(np.ceil((board.width_mm + 2 * m) * s)) + 1)
+    return size, (-m, -m)
 
 
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
@@ -240,11 +252,12 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     s = config.px_per_mm
     heights = sorted({k.height for k in kinds})
     xy, kind_names, score = [], [], []
-    size = (int(np.ceil(board.length_mm * s)) + 1, int(np.ceil(board.width_mm * s)) + 1)
+    size, origin = search_plane(board, config)
+    ox, oy = origin
     taken = []
     for height in sorted(heights, reverse=True):
         group = [i for i, k in enumerate(kinds) if k.height == height]
-        mx, my = plane_maps(transform, height, size, s, maps)
+        mx, my = plane_maps(transform, height, size, s, maps, origin)
         top = cv2.remap(mask, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         # fill holes (printed art on a top face can match the mat behind it)
         contours, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -255,20 +268,20 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         ys, xs = np.nonzero(peaks)
         order = np.argsort(-dist[ys, xs])
         for j in order:
-            px, py, r = xs[j], ys[j], dist[ys[j], xs[j]] / s
+            mx_mm, my_mm, r = xs[j] / s + ox, ys[j] / s + oy, dist[ys[j], xs[j]] / s
             # the mask reaches past the outline by about mask_grow_px image px (blur and threshold)
-            r -= config.mask_grow_px * float(transform.mm_per_px(np.array([[px / s, py / s]]), height)[0])
-            if any((px / s - tx) ** 2 + (py / s - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
+            r -= config.mask_grow_px * float(transform.mm_per_px(np.array([[mx_mm, my_mm]]), height)[0])
+            if any((mx_mm - tx) ** 2 + (my_mm - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
                 continue
             fits = [(abs(kinds[i].radius - r), i) for i in group
                     if kinds[i].radius * config.min_radius_fraction <= r <= kinds[i].radius * config.max_radius_fraction]
             if not fits:
                 continue
             _, best = min(fits)
-            taken.append((px / s, py / s, kinds[best].radius))
+            taken.append((mx_mm, my_mm, kinds[best].radius))
             # the blob is the top face and the base carried onto the top's plane: its inscribed
             # circle sits half the parallax from the top face's centre, towards the base
-            c = np.array([[px / s, py / s]])
+            c = np.array([[mx_mm, my_mm]])
             shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
             xy.append(tuple((c - 0.5 * shift)[0]))
             kind_names.append(kinds[best].name)
@@ -411,10 +424,9 @@ class Detector:
         self.method = method
         self._maps: dict = {}
         if self.method in ("classical", "hybrid"):  # set-up work: the remap of each height's plane (lens included)
-            size = (int(np.ceil(board.length_mm * self.config.px_per_mm)) + 1,
-                    int(np.ceil(board.width_mm * self.config.px_per_mm)) + 1)
+            size, origin = search_plane(board, self.config)
             for h in {k.height for k in self.round}:
-                plane_maps(transform, h, size, self.config.px_per_mm, self._maps)
+                plane_maps(transform, h, size, self.config.px_per_mm, self._maps, origin)
         self.attributes = attributes
         self.profile = profile
         self.timings_ms: dict = {}
@@ -451,8 +463,9 @@ class Detector:
         self.cpu_ms = {"detect": 1000 * (c1 - c0), "refine": 1000 * (c2 - c1), "attributes": 1000 * (c3 - c2)}
         return obs
 
-    def _refine_cached(self, frame, rough, kinds, radius, height, bg):
-        """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused."""
+    def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None):
+        """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.
+        ``choices``: per piece the radii it may have (see :func:`vision.refine.refine_model`)."""
         from vision.refine import Refined
 
         n = len(rough)
@@ -473,13 +486,15 @@ class Detector:
                 a = frame[y0:int(c[1]) + half + 1, x0:int(c[0]) + half + 1]
                 b = old_frame[y0:int(c[1]) + half + 1, x0:int(c[0]) + half + 1]
                 if a.size and float(np.mean(np.abs(a.astype(np.int16) - b))) < self.config.reuse_level:
-                    for name in ("xy", "sigma", "radius", "quality", "ok", "residual"):
+                    for name in ("xy", "sigma", "radius", "quality", "ok", "residual", "choice"):
                         getattr(out, name)[i] = getattr(old, name)[j]
                     todo[i] = False
             self.reused = int((~todo).sum())
         if todo.any():
-            res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg)
-            for name in ("xy", "sigma", "radius", "quality", "ok", "residual"):
+            sub = [choices[i] for i in np.nonzero(todo)[0]] if choices is not None else None
+            res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg,
+                               radius_choices=sub)
+            for name in ("xy", "sigma", "radius", "quality", "ok", "residual", "choice"):
                 getattr(out, name)[todo] = getattr(res, name)
         if self.reuse:
             self._cache = (frame.copy(), rough.copy(), list(kinds), out)
@@ -503,26 +518,27 @@ class Detector:
         if rnd.any():
             bg = self.background.raw if self.background is not None else None
             idx = np.nonzero(rnd)[0]
-            res = self._refine_cached(frame, xy[rnd], [cand.kind[i] for i in idx], radius[rnd], height[rnd], bg)
+            choices = None
             if self.method in ("classical", "hybrid") and bg is not None:
-                # the size class from the fitted outline (the mask's peak is a rough guess): refit where it changes
+                # the size class: the mask's peak is a lower bound (a piece whose colour is near the
+                # mat's shows only in part); the fit picks among it and the larger kinds of its height
+                choices = []
+                for i in idx:
+                    opts = [kinds[i]] + sorted((k for k in self.round if k.height == kinds[i].height
+                                                and k.radius > kinds[i].radius), key=lambda k: k.radius)
+                    uniq = []
+                    for k in opts:
+                        if all(abs(k.radius - u.radius) > 1e-6 for u in uniq):
+                            uniq.append(k)
+                    choices.append(uniq)
+            res = self._refine_cached(frame, xy[rnd], [cand.kind[i] for i in idx], radius[rnd], height[rnd], bg,
+                                      [[k.radius for k in ch] for ch in choices] if choices is not None else None)
+            if choices is not None:
                 names = list(cand.kind)
-                redo = []
                 for j, i in enumerate(idx):
-                    same_h = [k for k in self.round if k.height == kinds[i].height]
-                    if not same_h:
-                        continue
-                    best = min(same_h, key=lambda k: abs(k.radius - res.radius[j]))
-                    if best.name != names[i] and abs(best.radius - res.radius[j]) < 0.2 * best.radius:
-                        names[i], kinds[i] = best.name, best
-                        redo.append(j)
-                if redo:
-                    redo = np.array(redo)
-                    radius = np.array([k.radius for k in kinds])
-                    again = refine_discs(frame, self.transform, res.xy[redo], radius[idx[redo]], height[idx[redo]],
-                                         self.config.refine, background=bg)
-                    for name in ("xy", "sigma", "radius", "quality", "ok", "residual"):
-                        getattr(res, name)[redo] = getattr(again, name)
+                    best = choices[j][int(res.choice[j])]
+                    names[i], kinds[i] = best.name, best
+                radius = np.array([k.radius for k in kinds])
                 cand.kind = names
                 # not a round piece of this game at all (a figure, a card, a shadow): drop it
                 off = np.array([abs(kinds[i].radius - res.radius[j]) > 0.3 * kinds[i].radius for j, i in enumerate(idx)])

@@ -62,13 +62,17 @@ class RefineConfig:
     converged_px: float = 0.1
     threads: int = 2
     passes: int = 2
+    choice_blur_px: tuple = (1.1, 2.2)
+    choice_clip: float = 40.0
+    neighbour_gap: float = 0.8
 
 
 @dataclass
 class Refined:
     """Results for n pieces: ``xy`` (n, 2) base centres in mat mm; ``sigma`` (n,) mm;
     ``radius`` (n,) fitted radius mm; ``quality`` (n,) fraction of the circle with edge support
-    (0..1); ``ok`` (n,) bool; ``residual`` (n,) the fit's rms residual (grey levels; inf if none)."""
+    (0..1); ``ok`` (n,) bool; ``residual`` (n,) the fit's rms residual (grey levels; inf if none);
+    ``choice`` (n,) the index of the radius picked among a piece's ``radius_choices`` (0 without)."""
 
     xy: np.ndarray
     sigma: np.ndarray
@@ -76,10 +80,13 @@ class Refined:
     quality: np.ndarray
     ok: np.ndarray
     residual: np.ndarray | None = None
+    choice: np.ndarray | None = None
 
     def __post_init__(self):
         if self.residual is None:
             self.residual = np.full(len(self.xy), np.inf)
+        if self.choice is None:
+            self.choice = np.zeros(len(self.xy), dtype=np.int64)
 
 
 def rectify_patch(image: np.ndarray, transform: MatTransform, centre_mm, half_mm: float, height_mm: float,
@@ -227,7 +234,8 @@ def _nearest_edge(radii: np.ndarray, strength: np.ndarray, expected: np.ndarray,
 
 
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
-                 config: RefineConfig | None = None, background: np.ndarray | None = None) -> Refined:
+                 config: RefineConfig | None = None, background: np.ndarray | None = None,
+                 radius_choices=None) -> Refined:
     """Refine n discs. ``rough_mm`` (n, 2) approximate base centres in mat mm; ``radius_mm`` and
     ``height_mm`` (n,) or scalars: the radius and the height of the top face above the mat.
 
@@ -237,7 +245,8 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
 
     With ``background`` (the empty mat, BGR, same size) the silhouette is read from the difference
     against it (:func:`foreground_distance`), which ignores the art printed on the pieces; without
-    it, from colour edges (the top rim and the silhouette both)."""
+    it, from colour edges (the top rim and the silhouette both). ``radius_choices`` (with the empty
+    mat only): per piece, the radii it may have (same height; see :func:`refine_model`)."""
     cfg = config or RefineConfig()
     rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
     n = len(rough)
@@ -251,7 +260,7 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     angles = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
     scale = transform.mm_per_px(rough)  # mm per image px at each piece
     if background is not None:
-        return refine_model(image, background, transform, rough, radius, height, cfg)
+        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices)
     fg = None
     for i in range(n):
         s = float(np.clip(1.0 / (scale[i] * cfg.image_px_per_patch_px), cfg.min_px_per_mm, cfg.px_per_mm))
@@ -431,8 +440,98 @@ class _Fit:
 _DEBUG: list = []
 
 
+def _outline_px(transform: MatTransform, c, r: float, h: float, k: int = 36) -> tuple[np.ndarray, np.ndarray]:
+    """The top face (k, 2) and the whole outline (convex hull of the top and base circles) of an
+    upright cylinder of radius ``r`` and height ``h`` standing at mat mm ``c``, in image px."""
+    import cv2
+
+    a = np.linspace(0, 2 * np.pi, k, endpoint=False)
+    ring = np.asarray(c, dtype=np.float64) + r * np.column_stack([np.cos(a), np.sin(a)])
+    pts = np.empty((2 * k, 3))
+    pts[:, 0] = np.tile(ring[:, 0], 2)
+    pts[:, 1] = np.tile(ring[:, 1], 2)
+    pts[:k, 2] = -h
+    pts[k:, 2] = 0.0
+    px = transform.project_3d(pts)
+    hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    return px[:k], hull
+
+
+def _exclusion(polys, x0: int, y0: int, w: int, h: int) -> np.ndarray | None:
+    """(h, w) bool of the ROI at (x0, y0): the pixels of other pieces (``polys``, image px outlines)
+    and the pixel around them; None when none of them reaches the ROI."""
+    import cv2
+
+    out = None
+    for poly in polys or ():
+        if poly[:, 0].max() < x0 - 1 or poly[:, 1].max() < y0 - 1 or poly[:, 0].min() > x0 + w or poly[:, 1].min() > y0 + h:
+            continue
+        cov = _coverage_roi(poly, x0, y0, w, h) > 0.02
+        out = cov if out is None else (out | cov)
+    if out is None:
+        return None
+    return cv2.dilate(out.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+
+
+def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTransform, c, radii, h: float,
+                  cfg: "RefineConfig", exclude=()) -> tuple[int, np.ndarray]:
+    """Which of ``radii`` (mm, one height ``h``) the piece standing at mat mm ``c`` has: the cylinder
+    whose outline explains the frame best on the same pixels for every choice (a window 2 px around
+    the largest outline, less the inside of the smallest top face, whose print says nothing about
+    the size, and less other pieces' pixels ``exclude``). Each choice's top and side colours and the
+    mat's brightness are solved linearly; the score is the mean truncated squared residual (grey
+    levels, truncated at ``choice_clip``). Returns the index of the best and the (k,) scores."""
+    import cv2
+
+    radii = np.asarray(radii, dtype=np.float64).reshape(-1)
+    if len(radii) < 2:
+        return 0, np.zeros(len(radii))
+    outlines = [_outline_px(transform, c, float(r), h) for r in radii]
+    big, small = outlines[int(np.argmax(radii))][1], outlines[int(np.argmin(radii))][0]
+    pad = int(np.ceil(3 + 2 * max(cfg.choice_blur_px)))
+    H, W = image.shape[:2]
+    X0, Y0 = max(int(np.floor(big[:, 0].min())) - pad, 0), max(int(np.floor(big[:, 1].min())) - pad, 0)
+    X1, Y1 = min(int(np.ceil(big[:, 0].max())) + pad + 1, W), min(int(np.ceil(big[:, 1].max())) + pad + 1, H)
+    w, hgt = X1 - X0, Y1 - Y0
+    if w < 6 or hgt < 6:
+        return 0, np.zeros(len(radii))
+    k5 = np.ones((5, 5), np.uint8)
+    win = cv2.dilate((_coverage_roi(big, X0, Y0, w, hgt) > 0).astype(np.uint8), k5) > 0
+    inner = cv2.erode((_coverage_roi(small, X0, Y0, w, hgt) > 0.99).astype(np.uint8), k5) > 0
+    sel = win & ~inner
+    excl = _exclusion(exclude, X0, Y0, w, hgt)
+    if excl is not None:
+        sel &= ~excl
+    if sel.sum() < 12:
+        return 0, np.zeros(len(radii))
+    f = image[Y0:Y1, X0:X1][sel].astype(np.float32)
+    m = background[Y0:Y1, X0:X1][sel].astype(np.float32)
+    if f.ndim == 1:
+        f, m = f[:, None], m[:, None]
+    scores = np.full(len(radii), np.inf)
+    for i, (top, hull) in enumerate(outlines):
+        ct, ch = _coverage_roi(top, X0, Y0, w, hgt), _coverage_roi(hull, X0, Y0, w, hgt)
+        for blur in cfg.choice_blur_px:  # the image's blur is not known yet: each choice at its best
+            at = cv2.GaussianBlur(ct, (0, 0), blur)
+            ah = np.maximum(cv2.GaussianBlur(ch, (0, 0), blur), at)
+            At, Ah = at[sel], ah[sel]
+            A = np.column_stack([At, Ah - At])
+            out = (1.0 - Ah)[:, None]
+            G = A.T @ A + 1e-6 * np.eye(2)
+            gain = 1.0
+            for _ in range(2):
+                P = np.linalg.solve(G, A.T @ (f - out * gain * m))
+                rest = f - A @ P
+                om = out * m
+                gain = float(np.clip((om * rest).sum() / max(float((om * om).sum()), 1e-6), cfg.shadow_min, 1.1))
+            R = f - A @ P - out * gain * m
+            e2 = np.minimum((R * R).sum(axis=1), cfg.choice_clip ** 2)
+            scores[i] = min(scores[i], float(e2.mean()))
+    return int(np.argmin(scores)), scores
+
+
 def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
-               cfg: "RefineConfig", blur: float | None = None) -> _Fit | None:
+               cfg: "RefineConfig", blur: float | None = None, exclude=()) -> _Fit | None:
     """Fit one upright cylinder (radius ``r``, top at ``h`` mm) standing at mat mm ``c`` to the frame.
 
     Model of each pixel (image px): ``f = a_top·p_top + a_side·p_side + (1 - a_top - a_side)·m`` with
@@ -441,7 +540,9 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     linearly (variable projection). Gauss-Newton on the centre and on ``g``, an outward growth of
     both outlines in image px (a radius a little off the spec, a renderer's or a lens's bias), with
     the analytic derivative of a translated / grown coverage; coarse-to-fine blur, Huber weights, on
-    a band around the outline only. ``blur`` (image px) skips the search for the image's blur."""
+    a band around the outline only. ``blur`` (image px) skips the search for the image's blur.
+    ``exclude``: image px outlines of other pieces nearby, whose pixels are left out (they are not
+    the mat the model puts around this piece)."""
     import cv2
 
     K = 36
@@ -487,6 +588,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     f2 = image[Y0:Y1, X0:X1].reshape(-1, nch).astype(np.float32)
     m2 = background[Y0:Y1, X0:X1].reshape(-1, nch).astype(np.float32)
     kernel = np.ones((3, 3), np.uint8)
+    excl = _exclusion(exclude, X0, Y0, w, hgt)
     g = 0.0  # outward growth of both outlines, image px
     cov = np.full((2, 2), np.inf)
     rms = contrast = support = 0.0
@@ -511,6 +613,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             ah = np.maximum(cv2.GaussianBlur(ah_s, (0, 0), b), at)
             edge = ((ah > 0.01) & (ah < 0.99)).astype(np.uint8)
             band = cv2.dilate(edge, kernel)
+            if excl is not None:
+                band[excl] = 0
             if cfg.inner_art_px > 0:  # the print inside the top face is not the model's flat colour: leave it out
                 band[inner > 0] = 0
             idx = np.flatnonzero(band)
@@ -617,11 +721,16 @@ def _pool(threads: int):
 
 
 def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
-                 config: "RefineConfig | None" = None) -> "Refined":
+                 config: "RefineConfig | None" = None, radius_choices=None) -> "Refined":
     """Refine n round pieces by fitting the coverage model (:func:`_model_fit`) against the frame
     and the empty mat (both BGR image px, same size). σ from the Gauss-Newton covariance, scaled by
     ``sigma_scale`` (neighbouring pixels' noise is correlated by blur and demosaicing) and floored at
-    ``sigma_floor_px`` image px, combined with the registration σ."""
+    ``sigma_floor_px`` image px, combined with the registration σ.
+
+    Each piece's fit leaves out the pixels of the others that stand apart from it (centres at least
+    ``neighbour_gap`` × the sum of the radii apart: two candidates closer than that are one piece).
+    ``radius_choices``: per piece, a sequence of radii (mm) it may have, the first its own:
+    :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``)."""
     cfg = config or RefineConfig()
     rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
     n = len(rough)
@@ -634,13 +743,46 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         raise ValueError(f"the empty mat is {background.shape[1]}x{background.shape[0]} but the frame is "
                          f"{image.shape[1]}x{image.shape[0]}: capture the empty mat again")
     mmpp = transform.mm_per_px(rough)
-    def one(i):
-        return _model_fit(image, background, transform, rough[i], radius[i], height[i], cfg)
+    outlines = [_outline_px(transform, rough[i], radius[i], height[i], 24)[1] for i in range(n)] if n > 1 else []
+    d = np.linalg.norm(rough[:, None, :] - rough[None, :, :], axis=2)
+    apart = (d >= cfg.neighbour_gap * (radius[:, None] + radius[None, :])) & \
+        (d <= radius[:, None] + radius[None, :] + 2 * (cfg.search_mm + height.max() + 10.0))
+    choices = [None] * n if radius_choices is None else [np.asarray(ch, dtype=np.float64).reshape(-1) for ch in radius_choices]
 
-    if cfg.threads > 1 and n > 1:
-        fits = list(_pool(cfg.threads).map(one, range(n)))
-    else:
-        fits = [one(i) for i in range(n)]
+    def pick(i):
+        if choices[i] is None or len(choices[i]) < 2:
+            return np.zeros(1, dtype=np.int64)
+        others = [outlines[j] for j in np.nonzero(apart[i])[0]]
+        return np.argsort(radius_choice(image, background, transform, rough[i], choices[i], height[i], cfg, others)[1],
+                          kind="stable")
+
+    def acceptable(fit, i, r):
+        return fit is not None and np.all(np.isfinite(fit.c)) and _fit_ok(fit, rough[i], cfg) and \
+            abs(fit.growth_px * fit.mm_per_px) <= 0.3 * r
+
+    def one(i):
+        # the best-scored size first; if its fit fails (no outline of that size is there), the next
+        others = [outlines[j] for j in np.nonzero(apart[i])[0]]
+        first = None
+        for t, k in enumerate(orders[i][:2]):
+            r = float(choices[i][k]) if choices[i] is not None else radius[i]
+            fit = _model_fit(image, background, transform, rough[i], r, height[i], cfg, exclude=others)
+            if first is None:
+                first = (fit, int(k), r)
+            if acceptable(fit, i, r):
+                return fit, int(k), r
+        return first
+
+    run = _pool(cfg.threads).map if cfg.threads > 1 and n > 1 else map
+    orders = list(run(pick, range(n)))
+    for i, order in enumerate(orders):
+        if order[0]:  # the neighbours' pixels are then left out with the size picked
+            outlines[i] = _outline_px(transform, rough[i], float(choices[i][order[0]]), height[i], 24)[1]
+    results = list(run(one, range(n)))
+    fits = [f for f, _, _ in results]
+    out.choice[:] = [k for _, k, _ in results]
+    radius[:] = [r for _, _, r in results]
+    out.radius[:] = radius
     # the residual level: a piece's own, or the frame's typical one if higher (a piece whose model
     # happens to fit well is not more certain than the image noise allows)
     rms_all = [f.rms for f in fits if f is not None and np.isfinite(f.rms)]
@@ -658,7 +800,13 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         out.sigma[i] = float(np.sqrt(sig_fit ** 2 + floor ** 2 + reg ** 2))
         out.quality[i] = fit.support
         out.residual[i] = fit.rms
-        moved = float(np.linalg.norm(fit.c - rough[i]))
-        out.ok[i] = bool(fit.contrast >= cfg.min_contrast and fit.rms <= cfg.max_rms_fraction * fit.contrast
-                         and moved <= cfg.search_mm * 1.5 and fit.support >= cfg.min_edge_fraction)
+        out.ok[i] = _fit_ok(fit, rough[i], cfg)
     return out
+
+
+def _fit_ok(fit: _Fit, rough, cfg: "RefineConfig") -> bool:
+    """The fit found a piece: enough contrast against the mat, a residual small beside it, not far
+    from the rough position, the outline supported."""
+    moved = float(np.linalg.norm(fit.c - rough))
+    return bool(fit.contrast >= cfg.min_contrast and fit.rms <= cfg.max_rms_fraction * fit.contrast
+                and moved <= cfg.search_mm * 1.5 and fit.support >= cfg.min_edge_fraction)

@@ -224,11 +224,14 @@ class Fall:
         return self.a + self.b * tau - 0.5 * self.g * tau ** 2
 
     def reaches(self, h: float = 0.0, first: bool = False) -> tuple[float | None, float]:
-        """(the later instant the fitted height is ``h`` (the earlier with ``first``), its σ in s),
-        or (None, inf) if never."""
-        disc = self.b ** 2 + 2 * self.g * (self.a - h)
-        if disc <= 0 or self.g <= 0:
+        """(the later instant the fitted height is ``h`` (the earlier with ``first``), its σ in s);
+        where the fit's top is below ``h`` (a drop from rest, within the noise), the instant of its
+        top; (None, inf) without gravity."""
+        if self.g <= 0:
             return None, float("inf")
+        disc = self.b ** 2 + 2 * self.g * (self.a - h)
+        if disc <= 1e-9:
+            return float(self.t_ref + self.b / self.g), float(np.sqrt(max(self.cov[1, 1], 0.0))) / self.g
         s = np.sqrt(disc) * (-1.0 if first else 1.0)
         tau = (self.b + s) / self.g
         # dτ/da = 1/s, dτ/db = (1 + b/s)/g

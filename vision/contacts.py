@@ -498,8 +498,28 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
         scale = max(1.0, np.sqrt(chi2 / dof)) if dof > 0 else 1.0
         sq = float(np.dot(q - c, u))
         if lo <= sq <= hi and j - i >= 2:
-            d = abs(float(np.dot(q - c, n)))
-            var = scale ** 2 * (1.0 / W + (sq * sq / Sss if Sss > 0 else 1e6)) + q_sigma ** 2
+            # a touch would be at the foot, and would turn the path there (away from the piece, by
+            # an angle the few samples after it may not show): the path is fitted as two lines that
+            # meet at the foot, lateral offsets d + β_in (s - sq) before it and d + β_out (s - sq)
+            # after it, and d is the path's offset where it passed the piece (unbiased either way)
+            r = (P[i:j] - c) @ n
+            ds = s - sq
+            before = ds <= 0
+            cols = [np.ones(len(ds))]
+            if before.any():
+                cols.append(np.where(before, ds, 0.0))
+            if (~before).any():
+                cols.append(np.where(before, 0.0, ds))
+            X = np.column_stack(cols)
+            WX = X * w[i:j, None]
+            cov = np.linalg.pinv(X.T @ WX)
+            beta = cov @ (WX.T @ r)
+            chi2k = float((w[i:j] * (r - X @ beta) ** 2).sum())
+            dofk = len(r) - X.shape[1]
+            scale = max(1.0, np.sqrt(chi2k / dofk)) if dofk > 0 else 1.0
+            rq = float(np.dot(q - c, n))
+            d = abs(float(beta[0]) - rq)
+            var = scale ** 2 * float(cov[0, 0]) + q_sigma ** 2
             t = float(np.interp(sq, s[np.argsort(s)], T[i:j][np.argsort(s)]))
             cand = (d - R, float(np.sqrt(var)), "line", t, k)
         else:

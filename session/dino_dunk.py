@@ -311,9 +311,52 @@ class DinoDunkSession(Session):
     def _engine_ids(self) -> set:
         return set(self.game.state["pieces"])
 
+    def step(self, frame) -> list[dict]:
+        """:meth:`Session.step`, and a contact call that waits for a person is looked at again once
+        the table has stayed still for ``post_frames`` frames after the settle (see :meth:`_revisit`)."""
+        events = super().step(frame)
+        flick = self.pending
+        if flick is not None and flick.status == "pending" and flick is (self.flicks[-1] if self.flicks else None) \
+                and not getattr(flick, "_revisited", False):
+            if not self.motion.at_rest:
+                flick._revisited = True  # something moved again: the evidence is no cleaner now
+            elif sum(f.index > flick.index_settle for f in flick.frames) >= self.config.post_frames:
+                events += self._revisit(flick)
+        return events
+
+    def _revisit(self, flick: Flick) -> list[dict]:
+        """The calls of a pending flick made again with the frames after the settle: a piece
+        that was pushed a mm or two has rested there for a few more frames, and its rest position is
+        the sharper for it (a push beyond the noise is a touch). Taken when it leaves fewer facts open
+        and agrees with every fact the first calls settled; else the first calls stand."""
+        flick._revisited = True
+        obs = getattr(flick, "_settle_obs", None)
+        old = flick.ruling
+        if obs is None or old is None:
+            return []
+        saved = (list(flick.notes), list(flick.contacts), flick.mover)
+        ruling = self.judge(flick, obs)
+        better = ruling is not None and set(ruling.open_facts()) < set(old.open_facts()) and \
+            all(ruling.facts.get(k) == v for k, v in old.facts.items())
+        if not better:
+            flick.notes, flick.contacts, flick.mover = saved
+            return []
+        n = len(self.events)
+        flick.notes = saved[0] + [f"called again {len([f for f in flick.frames if f.index > flick.index_settle])} frames "
+                                  f"after the settle: {', '.join(sorted(set(old.open_facts()) - set(ruling.open_facts())))} "
+                                  f"no longer too close"]
+        flick.ruling = ruling
+        if ruling.ready and self.config.auto_apply:
+            self.pending = None
+            self._apply(flick)
+        else:
+            self._emit({"kind": "pending", "flick": flick.id, "facts": ruling.open_facts(), "ruling": ruling.to_dict()})
+        return self.events[n:]
+
     def judge(self, flick: Flick, obs: Observation):
         from referee.adapters import dino_dunk as adapt
 
+        flick._settle_obs = obs
         exp = dict(flick.expected)
         sure, every, tracks, names, t0 = self._contacts(flick)
         contacts = sure

@@ -120,3 +120,24 @@ def test_inferred_action_from_the_first_mover():
     assert game.pushed[0] == R.Activate(scn.meta["actor"], "move")
     assert isinstance(game.pushed[1], R.MoveResult)
     assert any("inferred" in n for n in session.flicks[-1].notes)
+
+
+@pytest.mark.parametrize("index", [195, 496])
+def test_a_foul_through_a_dropped_frame_or_a_tight_chain_is_seen(index):
+    """Scene 195: the detector misses the fouling disc on one frame of its slide (the table must not
+    settle then); scene 496: a tight chain moves its three discs a few mm each, too slowly for a start
+    to be seen, yet each came to rest elsewhere."""
+    scn, ans, session, _ = judged("dino-dunk/fouls", index)
+    (flick,) = session.flicks
+    assert ans["carrier_struck"] and "carrier_struck" not in flick.ruling.pending
+    assert flick.ruling.facts["carrier_struck"] is True
+
+
+def test_a_push_too_small_at_the_settle_is_called_a_few_frames_later():
+    """Scene 331: a chain disc stops against the carrier and pushes it about 2 mm: at the settle the
+    carrier's new rest is measured on too few frames (too close), a few still frames later it is
+    not, and the call is made without a person."""
+    scn, ans, session, _ = judged("dino-dunk/fouls", 331)
+    (flick,) = session.flicks
+    assert any(n.startswith("called again") for n in flick.notes), flick.notes
+    assert flick.status == "applied" and flick.ruling.facts["carrier_struck"] == ans["carrier_struck"]

@@ -89,7 +89,8 @@ class DodoDashSession(Session):
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
     max_curve_mm_s2 = 3000.0  # the sideways acceleration of a curving throw at most
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
-    max_speed_mm_s = 1500.0  # no token is thrown or flicked faster: how far it can go unseen between two frames
+    max_speed_mm_s = 1500.0
+    event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (but less than k) may hide a touch  # no token is thrown or flicked faster: how far it can go unseen between two frames
 
     def hit_verdicts(self, flick: Flick, proj, racers, dt_eval: float = 0.001) -> tuple[list, list]:
         """(one Verdict per racer "was it touched", racer names in the order first touched).
@@ -150,44 +151,44 @@ class DodoDashSession(Session):
             segs.append(fit_segment(t[:i_launch], xy[:i_launch], sig[:i_launch], 0))
         parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,), self.max_curve_mm_s2),
                  (n_air, len(t), (0, 1, 2), self.max_slide_decel_mm_s2)]
+        # a release from the hand: the flight starts where the token was held (seen there in many
+        # frames) when its fitted height left the hand's; that place is the flight's first sample
+        release = None
+        if i_launch > 0 and fall is not None and n_air > i_launch:
+            t_rel, t_rel_s = fall.reaches(float(np.median(zb[:i_launch])), first=True)
+            if t_rel is None or not (t[i_launch - 1] - 0.05 <= t_rel <= t[i_launch]):
+                t_rel, t_rel_s = float(t[i_launch - 1]), float(t[i_launch] - t[i_launch - 1]) / 2
+            t_rel = float(np.clip(t_rel, t[i_launch - 1], t[i_launch] - 1e-4))
+            hold = segs[0]
+            v_guess = float(np.hypot(*(xy[min(i_launch + 1, n_air - 1)] - xy[i_launch - 1]))) / max(
+                float(t[min(i_launch + 1, n_air - 1)] - t[i_launch - 1]), 1e-3)
+            release = (t_rel, hold.pos(hold.t1)[0], float(np.hypot(hold.pos_sigma(hold.t1)[0], v_guess * t_rel_s)))
         for pi, (p0, p1, degs, acc) in enumerate(parts):
             if p1 <= p0:
                 continue
             if pi == 1 and segs and t_land is not None and n_air > i_launch:
                 at_land = len(segs) - 1
-            for sg in segment_path(t[p0:p1], xy[p0:p1], sig[p0:p1], penalty=self.break_penalty, degrees=degs, waypoints=True,
-                                      max_accel=acc):
-                sg.i0 += p0
-                sg.i1 += p0
+            tt, pp, ss, extra = t[p0:p1], xy[p0:p1], sig[p0:p1], 0
+            if pi == 0 and release is not None:
+                tt, pp, ss, extra = np.append(release[0], tt), np.vstack([release[1], pp]), np.append(release[2], ss), 1
+            for sg in segment_path(tt, pp, ss, penalty=self.break_penalty, degrees=degs, waypoints=True, max_accel=acc):
+                if sg.i1 <= extra:  # the release place alone: the hold's end
+                    continue
+                if extra and sg.i0 == 0:
+                    sg.pins = [release]
+                sg.i0 = max(sg.i0 - extra, 0) + p0
+                sg.i1 = sg.i1 - extra + p0
                 segs.append(sg)
         if _DEBUG:
             print("t_land", t_land, "n_air", n_air, "launch", t_launch)
             for sg in segs:
                 print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]), "acc", np.round(2 * sg.coef[2]) if sg.degree == 2 else "", "sacc", round(2 * float(np.sqrt(sg.cov[2, 2]))) if sg.degree == 2 else "")
-        if i_launch > 0 and fall is not None and n_air - i_launch >= 2 and segs[1].n > 1 and segs[1].i1 <= n_air:
-            # a plain release: the flight starts where the token was held (seen there in many
-            # frames), when its fitted height left the hand's
-            a, h = segs[1], segs[0]
-            z_hold = float(np.median(zb[:i_launch]))
-            t_rel, t_rel_s = fall.reaches(z_hold, first=True)
-            if t_rel is None or not (t[i_launch - 1] - 0.05 <= t_rel <= t[i_launch]):
-                t_rel, t_rel_s = float(t[i_launch - 1]), float(t[i_launch] - t[i_launch - 1]) / 2
-            t_rel = float(np.clip(t_rel, t[i_launch - 1], t[i_launch]))
-            hold, hold_s = h.pos(h.t1)[0], float(h.pos_sigma(h.t1)[0])
-            pin_s = float(np.hypot(hold_s, float(np.hypot(*a.vel(t_rel)[0])) * t_rel_s))
-            if float(np.hypot(*(a.pos(t_rel)[0] - hold))) <= k * float(np.hypot(a.pos_sigma(t_rel)[0], pin_s)) + 1.0:
-                fit = fit_segment(np.append(t_rel, t[a.i0:a.i1]), np.vstack([hold, xy[a.i0:a.i1]]),
-                                  np.append(pin_s, sig[a.i0:a.i1]), a.degree, i0=a.i0)
-                fit.i0, fit.t0 = a.i0, a.t0
-                fit.i1, fit.t1 = a.i1, a.t1
-                fit.pins = [(t_rel, hold, pin_s)]
-                segs[1] = fit
         if at_land >= 0:
             # a plain landing (the flight and the slide meet there): the slide's start, seen on the
             # mat more sharply, pins the end of the flight
             a, b = segs[at_land], segs[at_land + 1]
             jl = join(a, b, t_land, t_land)
-            if jl.miss <= k * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])) + 1.0:
+            if max(jl.miss - 2.0, 0.0) <= self.event_doubt_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])):
                 pin = b.pos(t_land)
                 pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))
                 pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
@@ -204,7 +205,7 @@ class DodoDashSession(Session):
         bounds = [segs[0].t0]
         joins = []
         for si, (a, b) in enumerate(zip(segs, segs[1:])):
-            if a.n > 1 and b.n > 1:
+            if not _waypoint(a) and not _waypoint(b):
                 j = join(a, b, t_land, t_land) if si == at_land else join(a, b)
             else:
                 j = None
@@ -213,14 +214,14 @@ class DodoDashSession(Session):
         bounds.append(segs[-1].t1)
         T = np.arange(t_launch, t[-1] + 1e-9, dt_eval)
         # between two segments without a join (a waypoint on either side): straight between them
-        anchors_t = np.array([x for si, sg in enumerate(segs) for x in ((sg.t0, sg.t1) if sg.n > 1 else (sg.t0,))])
-        anchors_p = np.array([p for si, sg in enumerate(segs) for p in ((ends[si][0], ends[si][4]) if sg.n > 1 else (ends[si][0],))])
-        anchors_s = np.array([s for si, sg in enumerate(segs) for s in ((ends[si][2], ends[si][6]) if sg.n > 1 else (ends[si][2],))])
+        anchors_t = np.array([x for si, sg in enumerate(segs) for x in ((sg.t0, sg.t1) if not _waypoint(sg) else (sg.t0,))])
+        anchors_p = np.array([p for si, sg in enumerate(segs) for p in ((ends[si][0], ends[si][4]) if not _waypoint(sg) else (ends[si][0],))])
+        anchors_s = np.array([s for si, sg in enumerate(segs) for s in ((ends[si][2], ends[si][6]) if not _waypoint(sg) else (ends[si][2],))])
         P = np.column_stack([np.interp(T, anchors_t, anchors_p[:, 0]), np.interp(T, anchors_t, anchors_p[:, 1])])
         S = np.interp(T, anchors_t, anchors_s)
         seg_of = np.clip(np.searchsorted(np.array(bounds[1:-1]), T), 0, len(segs) - 1)
         for si, sg in enumerate(segs):
-            if sg.n == 1:
+            if _waypoint(sg):
                 continue
             lo_t = bounds[si] if si == 0 or joins[si - 1] is not None else sg.t0
             hi_t = bounds[si + 1] if si == len(segs) - 1 or joins[si] is not None else sg.t1
@@ -255,25 +256,52 @@ class DodoDashSession(Session):
             if np.interp(t_mid, T, Z) >= racer_h:
                 continue
             s_in = float(np.hypot(*v_in))
-            sv = max(float(np.hypot(sv_in, sv_out)), 1.0)
-            turned = False
-            if s_in > 1e-6:
-                u = v_in / s_in
-                turned = abs(float(v_out[0] * u[1] - v_out[1] * u[0])) > k * sv or float(v_out @ u) < -k * sv
-            s_miss = float(np.hypot(s_from, s_to))
-            met = jn is not None and jn.miss <= k * s_miss + 2.0
-            from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
             s_out = float(np.hypot(*v_out))
+            dt_gap = max(b.t0 - a.t1, 1e-6)
+            chord, s_chord = (p_to - p_from) / dt_gap, float(np.hypot(s_from, s_to)) / dt_gap
+            # how far from "nothing happened here" (in σ): the fits apart, the direction turned
+            # (before vs across vs after the interval), or from rest, the rest place ahead
+            s_miss = float(np.hypot(s_from, s_to))
+            z_miss = max(jn.miss - 2.0, 0.0) / max(s_miss, 1e-6) if jn is not None else 0.0
+            z_turn = 0.0
+            for v1, s1, v2, s2 in ((v_in, sv_in, v_out, sv_out), (v_in, sv_in, chord, s_chord), (chord, s_chord, v_out, sv_out)):
+                n1 = float(np.hypot(*v1))
+                if n1 < 1e-6 or n1 < 2.0 * s1:  # no direction to turn from
+                    continue
+                u = v1 / n1
+                s12 = max(float(np.hypot(s1, s2)), 1.0)
+                z_turn = max(z_turn, abs(float(v2[0] * u[1] - v2[1] * u[0])) / s12, -float(v2 @ u) / s12)
+            if t_land is not None and b.t0 <= t_land and s_in >= 2.0 * sv_in:
+                # in the air nothing slows the token: a slower chord (or motion after) is an event
+                z_turn = max(z_turn, abs(float(np.hypot(*chord)) - s_in) / max(float(np.hypot(sv_in, s_chord)), 1.0))
+                if not _waypoint(b) and b.t1 <= t_land:
+                    z_turn = max(z_turn, abs(s_out - s_in) / max(float(np.hypot(sv_in, sv_out)), 1.0))
+            from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
             ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
-            significant = (jn is not None and not met) or (from_rest and ahead > k * s_miss) or (turned and not met)
+            z_ahead = ahead / max(s_miss, 1e-6) if from_rest else 0.0
+            turned, met = z_turn > k, z_miss <= k
+            significant = not met or z_ahead > k or (turned and jn is None)
+            z_event = max(z_miss, z_ahead, 0.0 if from_rest else z_turn)
             if _DEBUG:
                 print("join", si, round(t_mid, 4), "miss", None if jn is None else round(jn.miss, 2), "s_miss", round(s_miss, 2),
-                      "ahead", round(ahead, 2), "n", a.n, b.n, "deg", a.degree, b.degree, "turned", turned, "sig", significant, "rest", from_rest)
-            if turned and met and not from_rest:
+                      "z", round(z_miss, 1), round(z_turn, 1), round(z_ahead, 1), "n", a.n, b.n, "deg", a.degree, b.degree, "sig", significant, "rest", from_rest)
+            if turned and met and jn is not None and not from_rest:
                 dv = v_out - v_in
                 bounces.append((jn, dv / max(float(np.hypot(*dv)), 1e-9)))
                 continue
             if not significant and not from_rest:
+                if z_event > self.event_doubt_z:
+                    # perhaps something happened here: any racer the token could have reached in
+                    # the interval (it never speeds up) is in doubt
+                    L = max(s_in, s_out, float(np.hypot(*chord))) * dt_gap
+                    allow = max(L - float(np.hypot(*(p_to - p_from))), 0.0) / 2 + k * s_miss
+                    seg_pts = p_from + np.linspace(0, 1, 21)[:, None] * (p_to - p_from)
+                    ang_mid = np.full(len(seg_pts), float(np.interp(t_mid, T, A)))
+                    for r in racers:
+                        g = float(_gap(seg_pts, ang_mid, size, proj.radius, np.broadcast_to(rest_q[r.id][0], seg_pts.shape),
+                                       r.radius).min())
+                        if g <= allow and r.id not in hidden:
+                            hidden[r.id] = (t_mid, s_miss, True)
                 continue
             reach = self.max_speed_mm_s * max(b.t0 - a.t1, 0.0)
             rays = []
@@ -395,7 +423,7 @@ class DodoDashSession(Session):
         segment after as its start velocity and the chord from the one before as its end velocity
         (the directions it left and entered the intervals either side)."""
         sg = segs[i]
-        if sg.n > 1:
+        if not _waypoint(sg):
             return (sg.pos(sg.t0)[0], sg.vel(sg.t0)[0], float(sg.pos_sigma(sg.t0)[0]), float(sg.vel_sigma(sg.t0)[0]),
                     sg.pos(sg.t1)[0], sg.vel(sg.t1)[0], float(sg.pos_sigma(sg.t1)[0]), float(sg.vel_sigma(sg.t1)[0]))
         p, s = sg.coef[0], float(np.sqrt(sg.cov[0, 0]))
@@ -516,6 +544,11 @@ def _gap(P, A, size, radius, q, r) -> np.ndarray:
     outside = np.hypot(ex, ey)
     inside = np.minimum(hx - np.abs(u), hy - np.abs(v))
     return np.where(outside > 0, outside, -inside) - r
+
+
+def _waypoint(sg) -> bool:
+    """A segment of one sample and nothing else (no pinned place): where the path passed."""
+    return sg.n == 1 and sg.degree == 0 and not getattr(sg, "pins", None)
 
 
 def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 80.0, step_mm: float = 0.5):

@@ -222,13 +222,38 @@ def search_plane(board, config: "DetectConfig") -> tuple[tuple, tuple]:
     return size, (-m, -m)
 
 
+def static_blocks(board, kinds: dict, transform: MatTransform) -> list[np.ndarray]:
+    """Image px outlines (convex hulls of the block's foot and top) of the board's fixed blocks: its
+    regions whose kind is a piece of the game that is not round and stands up (Dino Dunk's
+    backboards). No round piece stands there (the rules keep discs off them) and the empty mat may
+    have been captured without them."""
+    import cv2
+
+    out = []
+    for region in board.regions.values():
+        k = kinds.get(region.kind)
+        if k is None or k.round or k.height <= 1.0:
+            continue
+        geom = region.geometry
+        foot = np.asarray(geom.exterior.coords, dtype=float)[:-1]
+        pts = np.vstack([np.column_stack([foot, np.zeros(len(foot))]), np.column_stack([foot, np.full(len(foot), -k.height)])])
+        px = transform.project_3d(pts)
+        out.append(cv2.convexHull(px.astype(np.float32)).reshape(-1, 2).astype(np.float64))
+    return out
+
+
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
-                         kinds: list[RoundKind], config: DetectConfig, maps: dict | None = None) -> Candidates:
+                         kinds: list[RoundKind], config: DetectConfig, maps: dict | None = None,
+                         static_mask: np.ndarray | None = None) -> Candidates:
     """Round-piece candidates from the empty-mat difference, in mat mm. ``maps``: a cache of
-    :func:`plane_maps` kept by the caller (one per height; the transform must not change)."""
+    :func:`plane_maps` kept by the caller (one per height; the transform must not change).
+    ``static_mask``: (H, W) image px, non-zero on the board's fixed blocks (:func:`static_blocks`),
+    which are not pieces."""
     import cv2
 
     mask = background.foreground(frame, config.diff_threshold)
+    if static_mask is not None:
+        mask[static_mask > 0] = 0
     h_img, w_img = mask.shape
     # hands and arms: big components
     n_cc, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -427,6 +452,14 @@ class Detector:
             size, origin = search_plane(board, self.config)
             for h in {k.height for k in self.round}:
                 plane_maps(transform, h, size, self.config.px_per_mm, self._maps, origin)
+        self.static = static_blocks(board, self.kinds, transform)
+        self._static_mask = None
+        if self.static and self.background is not None:
+            import cv2
+
+            m = np.zeros(self.background.raw.shape[:2], np.uint8)
+            cv2.fillPoly(m, [np.round(p).astype(np.int32) for p in self.static], 255)
+            self._static_mask = cv2.dilate(m, np.ones((5, 5), np.uint8))
         self.attributes = attributes
         self.profile = profile
         self.timings_ms: dict = {}
@@ -445,13 +478,13 @@ class Detector:
             cand = _suppress_duplicates(cand, self.kinds)
         elif self.method == "hybrid":
             cand = _merge(classical_candidates(frame, self.transform, self.board, self.background, self.round,
-                                               self.config, self._maps),
+                                               self.config, self._maps, self._static_mask),
                           _suppress_duplicates(yolo_candidates(frame, self.transform, self.detector, self.game,
                                                                self.kinds, self.config), self.kinds), self.kinds,
                           self.config.hybrid_kind_conf)
         else:
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
-                                        self._maps)
+                                        self._maps, self._static_mask)
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         t2, c2 = time.perf_counter(), time.process_time()
@@ -493,7 +526,7 @@ class Detector:
         if todo.any():
             sub = [choices[i] for i in np.nonzero(todo)[0]] if choices is not None else None
             res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg,
-                               radius_choices=sub)
+                               radius_choices=sub, exclude=self.static)
             for name in ("xy", "sigma", "radius", "quality", "ok", "residual", "choice"):
                 getattr(out, name)[todo] = getattr(res, name)
         if self.reuse:

@@ -54,6 +54,7 @@ class RefineConfig:
     max_rms_fraction: float = 0.6
     growth_prior: float = 1.0
     max_growth_px: float = 2.0
+    growth_ok_px: float = 1.5
     outline_band_only: bool = True
     huber_k: float = 3.0
     inner_art_px: float = 0.0
@@ -235,7 +236,7 @@ def _nearest_edge(radii: np.ndarray, strength: np.ndarray, expected: np.ndarray,
 
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
                  config: RefineConfig | None = None, background: np.ndarray | None = None,
-                 radius_choices=None) -> Refined:
+                 radius_choices=None, exclude=()) -> Refined:
     """Refine n discs. ``rough_mm`` (n, 2) approximate base centres in mat mm; ``radius_mm`` and
     ``height_mm`` (n,) or scalars: the radius and the height of the top face above the mat.
 
@@ -246,7 +247,9 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     With ``background`` (the empty mat, BGR, same size) the silhouette is read from the difference
     against it (:func:`foreground_distance`), which ignores the art printed on the pieces; without
     it, from colour edges (the top rim and the silhouette both). ``radius_choices`` (with the empty
-    mat only): per piece, the radii it may have (same height; see :func:`refine_model`)."""
+    mat only): per piece, the radii it may have (same height; see :func:`refine_model`); ``exclude``
+    (with the empty mat only): image px outlines of fixed things that are not the mat (the board's
+    blocks), left out of every fit."""
     cfg = config or RefineConfig()
     rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
     n = len(rough)
@@ -260,7 +263,7 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     angles = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
     scale = transform.mm_per_px(rough)  # mm per image px at each piece
     if background is not None:
-        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices)
+        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices, exclude)
     fg = None
     for i in range(n):
         s = float(np.clip(1.0 / (scale[i] * cfg.image_px_per_patch_px), cfg.min_px_per_mm, cfg.px_per_mm))
@@ -721,7 +724,7 @@ def _pool(threads: int):
 
 
 def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
-                 config: "RefineConfig | None" = None, radius_choices=None) -> "Refined":
+                 config: "RefineConfig | None" = None, radius_choices=None, exclude=()) -> "Refined":
     """Refine n round pieces by fitting the coverage model (:func:`_model_fit`) against the frame
     and the empty mat (both BGR image px, same size). σ from the Gauss-Newton covariance, scaled by
     ``sigma_scale`` (neighbouring pixels' noise is correlated by blur and demosaicing) and floored at
@@ -730,7 +733,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     Each piece's fit leaves out the pixels of the others that stand apart from it (centres at least
     ``neighbour_gap`` × the sum of the radii apart: two candidates closer than that are one piece).
     ``radius_choices``: per piece, a sequence of radii (mm) it may have, the first its own:
-    :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``)."""
+    :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
+    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit."""
     cfg = config or RefineConfig()
     rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
     n = len(rough)
@@ -749,10 +753,12 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         (d <= radius[:, None] + radius[None, :] + 2 * (cfg.search_mm + height.max() + 10.0))
     choices = [None] * n if radius_choices is None else [np.asarray(ch, dtype=np.float64).reshape(-1) for ch in radius_choices]
 
+    fixed = list(exclude or ())
+
     def pick(i):
         if choices[i] is None or len(choices[i]) < 2:
             return np.zeros(1, dtype=np.int64)
-        others = [outlines[j] for j in np.nonzero(apart[i])[0]]
+        others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
         return np.argsort(radius_choice(image, background, transform, rough[i], choices[i], height[i], cfg, others)[1],
                           kind="stable")
 
@@ -762,7 +768,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
 
     def one(i):
         # the best-scored size first; if its fit fails (no outline of that size is there), the next
-        others = [outlines[j] for j in np.nonzero(apart[i])[0]]
+        others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
         first = None
         for t, k in enumerate(orders[i][:2]):
             r = float(choices[i][k]) if choices[i] is not None else radius[i]
@@ -806,7 +812,9 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
 
 def _fit_ok(fit: _Fit, rough, cfg: "RefineConfig") -> bool:
     """The fit found a piece: enough contrast against the mat, a residual small beside it, not far
-    from the rough position, the outline supported."""
+    from the rough position, the outline supported, and of the size fitted (an outline that had to
+    grow or shrink by ``growth_ok_px`` image px or more is something else: a figure, an arm)."""
     moved = float(np.linalg.norm(fit.c - rough))
     return bool(fit.contrast >= cfg.min_contrast and fit.rms <= cfg.max_rms_fraction * fit.contrast
-                and moved <= cfg.search_mm * 1.5 and fit.support >= cfg.min_edge_fraction)
+                and moved <= cfg.search_mm * 1.5 and fit.support >= cfg.min_edge_fraction
+                and abs(fit.growth_px) <= cfg.growth_ok_px)

@@ -171,13 +171,27 @@ class DodoDashSession(Session):
             tt, pp, ss, extra = t[p0:p1], xy[p0:p1], sig[p0:p1], 0
             if pi == 0 and release is not None:
                 tt, pp, ss, extra = np.append(release[0], tt), np.vstack([release[1], pp]), np.append(release[2], ss), 1
-            for sg in segment_path(tt, pp, ss, penalty=self.break_penalty, degrees=degs, waypoints=True, max_accel=acc):
+            for sg in segment_path(tt, pp, ss, penalty=self.break_penalty, degrees=degs, waypoints=True, max_accel=acc,
+                                   min_points=3):
                 if sg.i1 <= extra:  # the release place alone: the hold's end
                     continue
                 if extra and sg.i0 == 0:
                     sg.pins = [release]
                 sg.i0 = max(sg.i0 - extra, 0) + p0
                 sg.i1 = sg.i1 - extra + p0
+                if getattr(sg, "pins", None) and sg.degree >= 1 and sg.n >= 1:
+                    # the release's time is known loosely (its σ is along the path), its place
+                    # sharply: put the place where the fit passes it, at the hold's own σ
+                    d = sg.vel(release[0])[0]
+                    sp = float(np.hypot(*d))
+                    if sp > 1e-6:
+                        t_star = release[0] + float((release[1] - sg.pos(release[0])[0]) @ d) / sp ** 2
+                        t_star = float(np.clip(t_star, t[max(p0 - 1, 0)] - 0.05, t[p0]))
+                        pin = (t_star, release[1], float(hold.pos_sigma(hold.t1)[0]))
+                        fit = fit_segment(np.append(pin[0], t[sg.i0:sg.i1]), np.vstack([pin[1], xy[sg.i0:sg.i1]]),
+                                          np.append(pin[2], sig[sg.i0:sg.i1]), sg.degree)
+                        fit.i0, fit.i1, fit.pins = sg.i0, sg.i1, [pin]
+                        sg = fit
                 segs.append(sg)
         if _DEBUG:
             print("t_land", t_land, "n_air", n_air, "launch", t_launch)
@@ -188,6 +202,8 @@ class DodoDashSession(Session):
             # mat more sharply, pins the end of the flight
             a, b = segs[at_land], segs[at_land + 1]
             jl = join(a, b, t_land, t_land)
+            if _DEBUG:
+                print("landing pin? miss", round(jl.miss, 2), "σ", round(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 2))
             if max(jl.miss - 2.0, 0.0) <= self.event_doubt_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])):
                 pin = b.pos(t_land)
                 pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))

@@ -89,6 +89,7 @@ class DodoDashSession(Session):
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
     max_curve_mm_s2 = 3000.0  # the sideways acceleration of a curving throw at most
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
+    max_slide_turn_mm_s2 = 300.0  # ... along its line: sliding, it does not turn
     max_speed_mm_s = 1500.0
     event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (but less than k) may hide a touch  # no token is thrown or flicked faster: how far it can go unseen between two frames
 
@@ -149,8 +150,8 @@ class DodoDashSession(Session):
         segs, at_land = [], -1
         if i_launch > 0:
             segs.append(fit_segment(t[:i_launch], xy[:i_launch], sig[:i_launch], 0))
-        parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,), self.max_curve_mm_s2),
-                 (n_air, len(t), (0, 1, 2), self.max_slide_decel_mm_s2)]
+        parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,), self.max_curve_mm_s2, None),
+                 (n_air, len(t), (0, 1, 2), self.max_slide_decel_mm_s2, self.max_slide_turn_mm_s2)]
         # a release from the hand: the flight starts where the token was held (seen there in many
         # frames) when its fitted height left the hand's; that place is the flight's first sample
         release = None
@@ -163,7 +164,7 @@ class DodoDashSession(Session):
             v_guess = float(np.hypot(*(xy[min(i_launch + 1, n_air - 1)] - xy[i_launch - 1]))) / max(
                 float(t[min(i_launch + 1, n_air - 1)] - t[i_launch - 1]), 1e-3)
             release = (t_rel, hold.pos(hold.t1)[0], float(np.hypot(hold.pos_sigma(hold.t1)[0], v_guess * t_rel_s)))
-        for pi, (p0, p1, degs, acc) in enumerate(parts):
+        for pi, (p0, p1, degs, acc, side) in enumerate(parts):
             if p1 <= p0:
                 continue
             if pi == 1 and segs and t_land is not None and n_air > i_launch:
@@ -172,7 +173,7 @@ class DodoDashSession(Session):
             if pi == 0 and release is not None:
                 tt, pp, ss, extra = np.append(release[0], tt), np.vstack([release[1], pp]), np.append(release[2], ss), 1
             for sg in segment_path(tt, pp, ss, penalty=self.break_penalty, degrees=degs, waypoints=True, max_accel=acc,
-                                   min_points=3):
+                                   max_side_accel=side, min_points=3):
                 if sg.i1 <= extra:  # the release place alone: the hold's end
                     continue
                 if extra and sg.i0 == 0:
@@ -326,8 +327,11 @@ class DodoDashSession(Session):
             if not from_rest and s_in > 1e-6:
                 rays.append((p_from, v_in / s_in))
             found = set()
-            for origin, d in rays:
-                hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(t_mid, T, A)), racers, rest_q)
+            for (origin, d), s_ray in zip(rays, (s_to, s_from)):
+                hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(t_mid, T, A)), racers, rest_q,
+                               graze_mm=k * s_ray + 1.0)
+                if _DEBUG:
+                    print("   ray from", np.round(origin, 1), "dir", np.round(d, 2), "hit", hit and (hit[0], np.round(hit[1], 1), hit[2]))
                 if hit is None:
                     continue
                 rid, p_c, others = hit
@@ -567,10 +571,12 @@ def _waypoint(sg) -> bool:
     return sg.n == 1 and sg.degree == 0 and not getattr(sg, "pins", None)
 
 
-def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 80.0, step_mm: float = 0.5):
+def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 80.0, step_mm: float = 0.5,
+             graze_mm: float = 1.0):
     """The first racer a token (disc of ``radius`` or box ``size`` at ``angle`` radians) moving from
     ``origin`` (2,) along the unit ``d`` (2,) runs into within ``reach_mm``: (racer id, the token's
-    centre at the touch (2,), ids of others it grazes on the way within 1 mm), or None."""
+    centre at the touch (2,), ids of others it passes within ``graze_mm`` on the way, or of the
+    first it passes that close if it runs into none), or None."""
     s = np.arange(0.0, reach_mm + step_mm, step_mm)
     P = origin[None, :] + s[:, None] * d[None, :]
     A = np.full(len(s), angle)
@@ -586,9 +592,13 @@ def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 8
         if len(inside) and (best is None or inside[0] < best[1]):
             best = (r.id, int(inside[0]))
     if best is None:
-        return None
+        near = [(int(np.argmin(g)), o) for o, g in gaps.items() if g[0] > 0 and float(g.min()) <= graze_mm]
+        if not near:
+            return None
+        i, rid = min(near)
+        return rid, P[i], [o for j, o in near if o != rid]
     rid, i = best
-    others = [o for o, g in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= 1.0]
+    others = [o for o, g in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= graze_mm]
     return rid, P[i], others
 
 

@@ -89,7 +89,7 @@ class DodoDashSession(Session):
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
     max_curve_mm_s2 = 3000.0  # the sideways acceleration of a curving throw at most
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
-    max_slide_turn_mm_s2 = 300.0  # ... along its line: sliding, it does not turn
+    max_slide_turn_mm_s2 = 100.0  # ... along its line: sliding, it does not turn
     max_speed_mm_s = 1500.0
     event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (but less than k) may hide a touch  # no token is thrown or flicked faster: how far it can go unseen between two frames
 
@@ -304,8 +304,15 @@ class DodoDashSession(Session):
                       "z", round(z_miss, 1), round(z_turn, 1), round(z_ahead, 1), "n", a.n, b.n, "deg", a.degree, b.degree, "sig", significant, "rest", from_rest)
             if turned and met and jn is not None and not from_rest:
                 dv = v_out - v_in
-                bounces.append((jn, dv / max(float(np.hypot(*dv)), 1e-9)))
-                continue
+                n_dv = dv / max(float(np.hypot(*dv)), 1e-9)
+                if any(self._pushed_off(jn, n_dv, r, rest_q, T, A, size, proj.radius, k) for r in racers):
+                    bounces.append((jn, n_dv))
+                    continue
+                # a turn with no racer where the fits meet (a graze shortly after a sample): the
+                # racers along the rays either side are in doubt
+                significant, unexplained = True, True
+            else:
+                unexplained = False
             if not significant and not from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
@@ -339,14 +346,15 @@ class DodoDashSession(Session):
                 n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
                 # closing on it along the incoming ray (leaving it along the outgoing one), and
                 # within reach of the interval
-                if float(-d @ n) <= 0 or float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to))) > reach + k * s_miss:
+                if float(-d @ n) <= 0 or (not unexplained and float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to)))
+                                          > reach + k * s_miss):
                     continue
                 found.add(rid)
                 found.update(others)
             for rid in found:
                 prev = hidden.get(rid)
                 if prev is None or t_mid < prev[0]:
-                    hidden[rid] = (t_mid, s_miss, len(found) > 1 or not significant)
+                    hidden[rid] = (t_mid, s_miss, len(found) > 1 or not significant or unexplained)
         rows = []
         for r in racers:
             q, q_s = self._rest_xy(flick, r)
@@ -397,20 +405,9 @@ class DodoDashSession(Session):
             for jn, n_dv in bounces:
                 if jn.t < T[0] or np.interp(jn.t, T, Z) >= racer_h:
                     continue
-                g = float(_gap(jn.xy[None], np.interp([jn.t], T, A), size, proj.radius, q[None], r.radius)[0])
                 sj = float(np.hypot(jn.sigma, q_s))
-                d = jn.xy - q
-                cos = float(d @ n_dv / max(np.hypot(*d), 1e-9))
-                if g <= k * sj + 2.0 and cos > 0.3:
-                    others = []
-                    for o in racers:
-                        if o is r:
-                            continue
-                        qo, _ = self._rest_xy(flick, o)
-                        go = float(_gap(jn.xy[None], np.interp([jn.t], T, A), size, proj.radius, qo[None], o.radius)[0])
-                        do = jn.xy - qo
-                        if go <= k * sj + 2.0 and float(do @ n_dv / max(np.hypot(*do), 1e-9)) > 0.3:
-                            others.append(o)
+                if self._pushed_off(jn, n_dv, r, rest_q, T, A, size, proj.radius, k):
+                    others = [o for o in racers if o is not r and self._pushed_off(jn, n_dv, o, rest_q, T, A, size, proj.radius, k)]
                     if others:
                         cands.append((0.0, sj, jn.t, "bounce, which racer unsure"))
                     else:
@@ -435,6 +432,16 @@ class DodoDashSession(Session):
                                  detail=[{"racer": n, "t": tt, "evidence": e} for n, _, tt, _, e in rows])
         touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
+
+    @staticmethod
+    def _pushed_off(jn, n_dv, r, rest_q, T, A, size, radius, k) -> bool:
+        """Whether racer ``r`` can have turned the token where two fits meet (``jn``): its edge
+        within the noise of the token's there, and the turn (unit ``n_dv``) pushing away from it."""
+        q, q_s = rest_q[r.id]
+        g = float(_gap(jn.xy[None], np.interp([jn.t], T, A), size, radius, q[None], r.radius)[0])
+        d = jn.xy - q
+        cos = float(d @ n_dv / max(np.hypot(*d), 1e-9))
+        return g <= k * float(np.hypot(jn.sigma, q_s)) + 2.0 and cos > 0.3
 
     @staticmethod
     def _ends(segs, i: int) -> tuple:

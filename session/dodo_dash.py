@@ -205,7 +205,13 @@ class DodoDashSession(Session):
             jl = join(a, b, t_land, t_land)
             if _DEBUG:
                 print("landing pin? miss", round(jl.miss, 2), "σ", round(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 2))
-            if max(jl.miss - 2.0, 0.0) <= self.event_doubt_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])):
+            # (a plain landing keeps the direction: a turn there is a bounce, and pins nothing)
+            va, vb = a.vel(t_land)[0], b.vel(t_land)[0]
+            sva = max(float(np.hypot(a.vel_sigma(t_land)[0], b.vel_sigma(t_land)[0])), 1.0)
+            na = float(np.hypot(*va))
+            z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
+            if (max(jl.miss - 2.0, 0.0) <= self.event_doubt_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0]))
+                    and z_turn_l <= self.event_doubt_z and not _waypoint(b)):
                 pin = b.pos(t_land)
                 pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))
                 pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
@@ -246,11 +252,14 @@ class DodoDashSession(Session):
             if m.any():
                 P[m] = sg.pos(T[m])
                 S[m] = sg.pos_sigma(T[m])
+        z_hold = float(np.median(zb[:i_launch])) if i_launch > 0 else float(zb[0])
+        z_hold_s = z_sigma / np.sqrt(max(i_launch, 1))
         if fall is not None and t_land is not None:
             Z = np.where(T < t_land, fall.height(T), 0.0)
-            Z = np.where(T < t[i_launch], zb[0], Z)
+            Z = np.where(T < t[i_launch], z_hold, Z)
         else:
             Z = np.interp(T, t, zb)
+            Z = np.where(T < t[i_launch], z_hold, Z)
         low = Z < racer_h
         A = np.interp(T, t, np.unwrap(np.radians(ang)))
         i_land = int(np.searchsorted(T, t_land)) if t_land is not None else None
@@ -380,7 +389,10 @@ class DodoDashSession(Session):
                 if i_land is not None and i <= i_land < end:
                     cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
                 elif low[i] and not through:
-                    cands.append((depth, s, float(T[i]), "overlap"))
+                    # touched: deep enough, and below the racer's top when it began (σ of that
+                    # height: the fall's and the onset's time uncertainty times the fall speed)
+                    h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_hold_s if T[i] < t[i_launch] else z_sigma, dt_eval))
+                    cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
                 elif low[i]:
                     free[i:end] = False
                     cands.append((0.0, s, float(T[i]), "overlap, no bounce"))
@@ -393,12 +405,8 @@ class DodoDashSession(Session):
                     while a1 < len(gap) and gap[a1] > gap[a1 - 1]:
                         a1 += 1
                     free[a0:a1] = False
-                    # σ of the base's height where the overlap began: its own fit, and the onset's
-                    # time uncertainty (the path's σ over the rate the gap closes) times the fall speed
-                    rate = abs(float(gap[i] - gap[max(i - 1, 0)])) / dt_eval
-                    fall_v = abs(float(Z[i] - Z[max(i - 1, 0)])) / dt_eval
-                    s_on = float(np.hypot(S[i], q_s)) / max(rate, 1e-6) * fall_v
-                    over_c = (racer_h - float(Z[i]), float(np.hypot(z_sigma, s_on)), float(T[i]), "passed over")
+                    over_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_hold_s if T[i] < t[i_launch] else z_sigma,
+                                                                              dt_eval), float(T[i]), "passed over")
                     if through and -depth / s < over_c[0] / over_c[1]:
                         over_c = (-depth, s, float(T[i]), "passed over")
                     cands.append(over_c)
@@ -432,6 +440,16 @@ class DodoDashSession(Session):
                                  detail=[{"racer": n, "t": tt, "evidence": e} for n, _, tt, _, e in rows])
         touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
+
+    @staticmethod
+    def _onset_height_sigma(i, gap, Z, S, q_s, z_s, dt) -> float:
+        """σ (mm) of the token's base height where an overlap began (sample ``i`` of the path): the
+        height's own ``z_s``, and the onset's time uncertainty (the path's σ over the rate the gap
+        closes) times the fall speed."""
+        j = max(i - 1, 0)
+        rate = abs(float(gap[i] - gap[j])) / dt
+        fall_v = abs(float(Z[i] - Z[j])) / dt
+        return float(np.hypot(z_s, float(np.hypot(S[i], q_s)) / max(rate, 1e-6) * fall_v))
 
     @staticmethod
     def _pushed_off(jn, n_dv, r, rest_q, T, A, size, radius, k) -> bool:

@@ -152,7 +152,8 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
     from vision.attributes import box_crop, square_crop
     from vision.cards import rectify_card
 
-    spec = get_task(task).spec
+    t = get_task(task)
+    card_size = t.conv.size if t.conv is not None else t.spec.size  # what the shipped model reads
     cfg = load_render_config()
     specs = load_specs()
     boards = [load_board(ref) for ref in BOARDS[task]]
@@ -178,7 +179,7 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
                 continue
             if task == "card":
                 quad = _card_quad_px(camera, by_id[pid]) + rng.normal(0, corner_jitter_px, (4, 2))
-                crop = rectify_card(res.image, quad, spec.size)
+                crop = rectify_card(res.image, quad, card_size)
                 if rng.random() < 0.5:  # either short edge may come out on top
                     crop = crop[::-1, ::-1].copy()
             elif task == "racer-colour":

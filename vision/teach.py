@@ -4,9 +4,10 @@ Our renders will never look exactly like a user's printed stickers, eggs and car
 about ten crops (or photos) per class of the user's real pieces, refits the task's classifier on
 them (each crop augmented: turned, flipped where the piece allows it, re-lit, re-framed, blurred;
 every feature part given the same weight and standardised with the shipped model's statistics, so
-that ten examples are enough; or, when the classes are the shipped ones, fine-tuned from the
-shipped model, staying near it — whichever the k-fold cross-validation on the user's examples
-prefers),
+that ten examples are enough; or, when the classes are the shipped ones and the shipped model is a
+linear one, fine-tuned from the shipped model, staying near it — whichever the k-fold
+cross-validation on the user's examples prefers; a profile is always a linear model on the task's
+features, also where the shipped model is a small CNN: egg face and card kind),
 optionally together with a sample of the shipped training crops, reports k-fold cross-validated
 accuracy on the user's crops (and what the shipped model scores on the same crops), and stores the
 result as a user profile: ``$TABLEREF_HOME/profiles/<name>/<task>.npz`` plus ``profile.json``,
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classify import LinearClassifier, evaluate, get_task, load_classifier, profile_dir, SHIPPED_DIR
+from vision.classify import LinearClassifier, evaluate_crops, get_task, load_classifier, profile_dir, SHIPPED_DIR
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 FREE_CLASSES = ("team", "colour", "racer-colour")
@@ -166,13 +167,23 @@ def _bank(task: str, frames: int, seed: int) -> tuple[list, np.ndarray]:
     return cs.crops, cs.labels
 
 
-def _shipped_stats(task: str):
-    """The shipped model's feature statistics (thousands of rendered crops), or None."""
+def _shipped_linear(task: str) -> LinearClassifier | None:
+    """The shipped model when it is a linear one on the task's features (a profile's fine-tune
+    starts from it and its feature statistics are the refit's floor), else None."""
     try:
         clf = load_classifier(task)
     except OSError:
         return None
-    return clf.mean, clf.scale
+    if not isinstance(clf, LinearClassifier) or clf.spec != get_task(task).spec:
+        return None
+    return clf
+
+
+def _shipped_stats(task: str):
+    """The shipped model's feature statistics (thousands of rendered crops), or None (no linear
+    shipped model: the user's own statistics are used)."""
+    clf = _shipped_linear(task)
+    return None if clf is None else (clf.mean, clf.scale)
 
 
 def _fit(task: str, classes, crops, labels, bank, seed: int, copies: int, l2: float = 1e-2,
@@ -186,7 +197,7 @@ def _fit(task: str, classes, crops, labels, bank, seed: int, copies: int, l2: fl
     aug, aug_labels = augment(crops, labels, task, copies, seed)
     X = features(aug, t.spec)
     if method == "fine-tune":
-        prior = load_classifier(task)
+        prior = _shipped_linear(task)
         return LinearClassifier.fit(task, X, list(aug_labels), classes, t.spec, l2=FINE_TUNE_L2, max_iter=100, prior=prior)
     y = list(aug_labels)
     weights = np.ones(len(y))
@@ -253,11 +264,9 @@ def teach(task: str, crops: list, labels, profile: str = "default", with_shipped
         bank = (features(bc, t.spec), bl)
     fold_idx = stratified_folds(labels, k, seed)
     methods = ["refit"]
-    try:
-        if tuple(str(c) for c in load_classifier(task).classes) == tuple(classes):
-            methods.append("fine-tune")
-    except OSError:
-        pass
+    shipped_linear = _shipped_linear(task)
+    if shipped_linear is not None and tuple(str(c) for c in shipped_linear.classes) == tuple(classes):
+        methods.append("fine-tune")
     cv = {}
     for method in methods:
         fold_acc, pred_all = [], np.empty(len(labels), dtype=object)
@@ -280,7 +289,7 @@ def teach(task: str, crops: list, labels, profile: str = "default", with_shipped
     try:
         shipped = load_classifier(task)
         if set(classes) <= set(str(c) for c in shipped.classes):
-            shipped_acc = evaluate(shipped, features(crops, shipped.spec), labels)["accuracy"]
+            shipped_acc = evaluate_crops(shipped, crops, labels)["accuracy"]
     except OSError:
         pass
     path = Path("")

@@ -119,12 +119,11 @@ class DodoDashSession(Session):
         z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
         zb = top - spec_h
         # the launch: the first sample off the resting place (in height or on the mat)
-        before = t < flick.t_start
-        n0 = int(before.sum()) if before.sum() >= 2 else max(1, min(4, len(t) // 4))
-        moved = (np.abs(zb - np.median(zb[:n0])) > 4.5 * z_sigma) | (
-            np.hypot(*(xy - np.median(xy[:n0], axis=0)).T) > 4.5 * np.sqrt(2) * sig)
-        moved2 = moved & np.concatenate([moved[1:], [True]])  # off it in two samples running
-        i_launch = int(np.argmax(moved2)) if moved2.any() else len(t) - 1
+        before = t < flick.t_start  # (the motion is seen to start a frame or two late)
+        n0 = int(before.sum()) - 2 if before.sum() >= 4 else max(1, min(2, len(t) // 4))
+        moved = (np.abs(zb - np.median(zb[:n0])) > 5 * z_sigma) | (
+            np.hypot(*(xy - np.median(xy[:n0], axis=0)).T) > 5 * np.sqrt(2) * sig)
+        i_launch = int(np.argmax(moved)) if moved.any() else len(t) - 1
         lo = max(0, i_launch - 6)
         t, xy, zb, sig, ang = t[lo:], xy[lo:], zb[lo:], sig[lo:], ang[lo:]
         i_launch -= lo

@@ -55,7 +55,8 @@ def _interp(track: Track, t: float) -> np.ndarray:
 
 
 def _start_of_motion(track: Track, cfg: ContactConfig, t0: float) -> tuple[float, np.ndarray] | None:
-    """(time, rest position) when a piece that was at rest at ``t0`` starts to move, else None."""
+    """(time, rest position) when a piece that was at rest at ``t0`` starts to move, else None. The
+    start is found against its first sample; the rest position is the mean of its samples before."""
     ts, xy = track.trajectory()
     keep = ts >= t0
     ts, xy = ts[keep], xy[keep]
@@ -78,7 +79,7 @@ def _start_of_motion(track: Track, cfg: ContactConfig, t0: float) -> tuple[float
     back = float(np.dot(xy[k] - rest, v) / max(np.dot(v, v), 1e-9))
     t_start = float(np.clip(ts[k] - back, ts[k] - cfg.max_lookback_s, ts[k]))
     t_start = max(t_start, ts[k - 1] if k >= 1 else ts[k])
-    return t_start, rest
+    return t_start, xy[:max(k, 1)].mean(0)  # where it rested: the mean of its samples at rest
 
 
 def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
@@ -99,16 +100,23 @@ def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
 
 
 def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None,
-                    start_tolerance_s: float = 0.0) -> list[Contact]:
+                    start_tolerance_s: float = 0.0, known_starts: dict | None = None) -> list[Contact]:
     """Contacts of the struck kind after ``t0``: for each piece that goes from rest to moving, the
     piece that struck it (if any was touching). A striker must not have started after the struck
-    piece (by more than ``start_tolerance_s``: start times are estimates). Sorted by time."""
+    piece (by more than ``start_tolerance_s``: start times are estimates). ``known_starts`` {track
+    id: time} adds pieces known to have moved whose start the speed test missed (a few mm of a tight
+    chain): they rested where their samples from ``t0`` to that time average. Sorted by time."""
     cfg = cfg or ContactConfig()
     starts = {}
     for tr in tracks:
         s = _start_of_motion(tr, cfg, t0)
         if s is not None:
             starts[tr.id] = s
+        elif tr.id in (known_starts or {}):
+            ts, xy = tr.trajectory()
+            at_rest = (ts >= t0 - 1e-9) & (ts <= known_starts[tr.id] + 1e-9)
+            if at_rest.any():
+                starts[tr.id] = (float(known_starts[tr.id]), xy[at_rest].mean(0))
     out = []
     by_id = {tr.id: tr for tr in tracks}
     for bid, (ts, rest) in starts.items():
@@ -121,8 +129,11 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
             if a.id in starts and starts[a.id][0] > ts + start_tolerance_s:
                 continue
             gap = _nearest_gap(a, rest, ts, b.radius)
-            if gap <= cfg.touch_mm and (best is None or gap < best[1]):
-                best = (a.id, gap)
+            # one seen to start before b beats one that started with it (start times are estimates,
+            # but a piece b set moving the same frame may stand closer to it than its striker)
+            rank = 1 if a.id in starts and starts[a.id][0] >= ts - 1e-6 else 0
+            if gap <= cfg.touch_mm and (best is None or (rank, gap) < (best[2], best[1])):
+                best = (a.id, gap, rank)
         if best is not None:
             out.append(Contact(ts, best[0], bid, best[1], "struck"))
     out.sort(key=lambda c: (c.t, c.a, c.b))
@@ -280,7 +291,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             starts[tr.id] = s[0]
     for tid, t in (known_starts or {}).items():  # the piece the player flicked: it moved, however little
         starts[tid] = min(starts.get(tid, t), t)
-    struck = struck_contacts(tracks, t0, cfg, start_tolerance_s=0.05)
+    struck = struck_contacts(tracks, t0, cfg, start_tolerance_s=0.05, known_starts=known_starts)
     path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
                              max_lookback_s=cfg.max_lookback_s)
     for a in tracks:

@@ -133,7 +133,8 @@ def class_to_kind(game: str, class_name: str, kinds: dict) -> str | None:
 
 
 class Background:
-    """The empty mat, captured at setup (BGR image px), blurred once."""
+    """The empty mat, captured at setup (BGR image px), blurred once; the terms of the shadow-discounted
+    difference (:func:`vision.refine.foreground_distance`) that depend on it alone are kept."""
 
     def __init__(self, image: np.ndarray, blur_px: float = 1.5, lift_gain: float = 1.0, scale: float = 0.5):
         import cv2
@@ -141,36 +142,52 @@ class Background:
         if image is None or image.size == 0:
             raise DetectError("the empty-mat image is empty: capture the mat again with nothing on it")
         self.raw = image
-        self.image = cv2.GaussianBlur(image, (0, 0), blur_px).astype(np.int16)
+        self.shape = image.shape
         self.blur_px = blur_px
         self.lift_gain = lift_gain
         self.scale = scale
-        blurred = self.image.astype(np.uint8)
-        if scale != 1.0:
-            size = (max(1, int(round(image.shape[1] * scale))), max(1, int(round(image.shape[0] * scale))))
-            blurred = cv2.resize(blurred, size, interpolation=cv2.INTER_AREA)
-        self.small = blurred
+        self.small = self._shrink(image)
+        self._b = self.small.astype(np.float32) + 1.0
+        self._inv_bb = 1.0 / (self._b * self._b).sum(axis=2)
 
-    def foreground(self, frame: np.ndarray, threshold: float) -> np.ndarray:
-        """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
-        discounted (``vision.refine.foreground_distance``: a shadow darkens, a piece changes colour)."""
+    def _shrink(self, image: np.ndarray) -> np.ndarray:
+        """The image at ``scale`` (area average), then blurred by ``blur_px`` full-size px."""
         import cv2
 
-        from vision.refine import foreground_distance
+        out = image
+        if self.scale != 1.0:
+            size = (max(1, int(round(image.shape[1] * self.scale))), max(1, int(round(image.shape[0] * self.scale))))
+            out = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(out, (0, 0), self.blur_px * self.scale)
 
-        if frame.shape != self.image.shape:
+    def foreground_small(self, frame: np.ndarray, threshold: float) -> np.ndarray:
+        """The mask of :meth:`foreground` at ``scale`` (uint8, 0 / 255)."""
+        import cv2
+
+        if frame.shape != self.shape:
             raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
-                              f"{self.image.shape[1]}x{self.image.shape[0]}: capture the empty mat again")
-        blurred = cv2.GaussianBlur(frame, (0, 0), self.blur_px)
-        small, ref = blurred, self.small
-        if self.scale != 1.0:  # the mask only finds pieces (the fit is at full resolution): half size is enough
-            small = cv2.resize(blurred, (ref.shape[1], ref.shape[0]), interpolation=cv2.INTER_AREA)
-        diff = foreground_distance(small, ref)
-        # a shadow only darkens: anything clearly brighter than the empty mat is a piece too (a pale
-        # disc of the mat's own hue)
-        lift = (small.astype(np.int16) - ref).max(axis=2).astype(np.float32)
+                              f"{self.shape[1]}x{self.shape[0]}: capture the empty mat again")
+        # the mask only finds pieces (the fit is at full resolution): half size is enough
+        small = self._shrink(frame)
+        f = small.astype(np.float32)
+        # a shadow only darkens the mat: the empty mat scaled by the brightness ratio that best explains
+        # the frame (0.35..1.15) nearly cancels it, while a piece changes the colour
+        k = np.clip((f * self._b).sum(axis=2) * self._inv_bb, 0.35, 1.15)[..., None]
+        d = f - k * self._b
+        diff = np.sqrt((d * d).sum(axis=2))
+        # anything clearly brighter than the empty mat is a piece too (a pale disc of the mat's own hue)
+        lift = (f - self._b + 1.0).max(axis=2)
         diff = np.maximum(diff, lift * self.lift_gain)
         _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
+        return mask
+
+    def foreground(self, frame: np.ndarray, threshold: float, small: np.ndarray | None = None) -> np.ndarray:
+        """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
+        discounted (as ``vision.refine.foreground_distance``: a shadow darkens, a piece changes colour).
+        ``small``: the mask of :meth:`foreground_small` if already made."""
+        import cv2
+
+        mask = self.foreground_small(frame, threshold) if small is None else small
         if self.scale != 1.0:
             mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_LINEAR)
             mask = np.where(mask >= 128, 255, 0).astype(np.uint8)
@@ -251,23 +268,28 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     which are not pieces."""
     import cv2
 
-    mask = background.foreground(frame, config.diff_threshold)
+    small = background.foreground_small(frame, config.diff_threshold)
+    mask = background.foreground(frame, config.diff_threshold, small)
     if static_mask is not None:
         mask[static_mask > 0] = 0
     h_img, w_img = mask.shape
-    # hands and arms: big components
-    n_cc, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # hands and arms: big components (found on the small mask: the same blobs, a quarter of the pixels)
+    f = background.scale
+    if static_mask is not None:
+        small = small.copy()
+        small[cv2.resize(static_mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST) > 0] = 0
+    n_cc, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
     occluders = []
     scale = float(np.median(transform.mm_per_px(board.corners_mm())))
-    hands = np.zeros_like(mask)
-    for k in range(1, n_cc):
-        x, y, w, h, area = stats[k]
+    big = [k for k in range(1, n_cc) if stats[k][4] / (f * f) * scale * scale > config.hand_area_mm2]
+    for k in big:
         # an arm over the table can look like the table (skin and wood share a hue): the part over
         # the mat need not reach the frame's border, so size alone says "hand"
-        if area * scale * scale > config.hand_area_mm2:
-            occluders.append([x, y, x + w, y + h])
-            hands[labels == k] = 255
+        x, y, w, h, _ = stats[k]
+        occluders.append([x / f, y / f, (x + w) / f, (y + h) / f])
     if occluders:
+        hands = np.isin(labels, big).astype(np.uint8) * 255
+        hands = cv2.resize(hands, (w_img, h_img), interpolation=cv2.INTER_NEAREST)
         # fingers the threshold cut off the arm lie near it: nothing next to a hand is a piece
         r = max(1, int(round(config.hand_margin_mm / scale)))
         hands = cv2.dilate(hands, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))

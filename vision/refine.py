@@ -513,7 +513,7 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
         f, m = f[:, None], m[:, None]
     scores = np.full(len(radii), np.inf)
     for i, (top, hull) in enumerate(outlines):
-        ct, ch = _coverage_roi(top, X0, Y0, w, hgt), _coverage_roi(hull, X0, Y0, w, hgt)
+        ct, ch = _coverage_roi(top, X0, Y0, w, hgt, ss=2), _coverage_roi(hull, X0, Y0, w, hgt, ss=2)
         for blur in cfg.choice_blur_px:  # the image's blur is not known yet: each choice at its best
             at = cv2.GaussianBlur(ct, (0, 0), blur)
             ah = np.maximum(cv2.GaussianBlur(ch, (0, 0), blur), at)
@@ -651,7 +651,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                     mb = m0 * shade[:, None]
                 R = fb - out_w[:, None] * mb - At[:, None] * p_top - As[:, None] * p_side
                 e = np.sqrt((R * R).sum(axis=1))
-                sc = 1.4826 * float(np.median(e)) + 1e-3
+                half = len(e) // 2
+                sc = 1.4826 * float(np.partition(e, half)[half]) + 1e-3
                 k = cfg.huber_k * sc
                 if pas > 0 or it > len(coarse):
                     wts = np.minimum(1.0, k / np.maximum(e, 1e-9)).astype(np.float32)

@@ -560,9 +560,13 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
         gap_k = float(np.linalg.norm(K - q)) - R
         if abs(gap_k) > 5.0 + 5.0 * sig:
             continue  # the turn happened elsewhere
-        if any(float(np.linalg.norm(K - np.asarray(o[0], float))) - radius - float(o[1]) <= max(gap_k, 0.0) + 5.0 * sig
+        # another piece could have turned it: one as close to where the lines cross, or to the path
+        # between the samples around the turn (for a small turn the crossing is poorly placed)
+        a0, a1 = P[j1 - 1], P[i2]
+        if any(min(float(np.linalg.norm(K - np.asarray(o[0], float))),
+                   closest_approach(a0, a1, np.asarray(o[0], float))[1]) - radius - float(o[1]) <= max(gap_k, 0.0) + 5.0 * sig
                for o in (others or [])):
-            continue  # another piece could have turned it
+            continue
         away = (K - q) / max(float(np.linalg.norm(K - q)), 1e-9)
         turn = float(np.dot(u2 - u1, away))
         s_turn = np.sqrt(1.0 / S1 + 1.0 / S2) if S1 > 0 and S2 > 0 else np.inf

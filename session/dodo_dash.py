@@ -91,6 +91,7 @@ class DodoDashSession(Session):
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
     max_slide_turn_mm_s2 = 100.0  # ... along its line: sliding, it does not turn
     max_speed_mm_s = 1500.0
+    pin_z = 2.0  # a flight is pinned to the slide after it only when they agree within this many σ
     event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (but less than k) may hide a touch  # no token is thrown or flicked faster: how far it can go unseen between two frames
 
     def hit_verdicts(self, flick: Flick, proj, racers, dt_eval: float = 0.001) -> tuple[list, list]:
@@ -197,6 +198,7 @@ class DodoDashSession(Session):
             print("t_land", t_land, "n_air", n_air, "launch", t_launch)
             for sg in segs:
                 print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]), "acc", np.round(2 * sg.coef[2]) if sg.degree == 2 else "", "sacc", round(2 * float(np.sqrt(sg.cov[2, 2]))) if sg.degree == 2 else "")
+        land_miss = None
         if at_land >= 0:
             # a plain landing (the flight and the slide meet there): the slide's start, seen on the
             # mat more sharply, pins the end of the flight
@@ -209,9 +211,20 @@ class DodoDashSession(Session):
             sva = max(float(np.hypot(a.vel_sigma(t_land)[0], b.vel_sigma(t_land)[0])), 1.0)
             na = float(np.hypot(*va))
             z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
-            if (max(jl.miss - 2.0, 0.0) <= self.event_doubt_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0]))
+            # how far the slide's start is off the flight's end, less a slide forward unseen (when
+            # the token is at rest from the first sample on the mat)
+            d_land = b.pos(t_land)[0] - a.pos(t_land)[0]
+            if b.degree == 0 and na > 1e-6:
+                along = float(d_land @ va) / na
+                land_miss = float(np.hypot(float(d_land[0] * va[1] - d_land[1] * va[0]) / na, min(along, 0.0)))
+            else:
+                land_miss = float(np.hypot(*d_land))
+            if (max(land_miss - 2.0, 0.0) <= self.pin_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0]))
                     and z_turn_l <= self.event_doubt_z and not _waypoint(b)):
                 pin = b.pos(t_land)
+                if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
+                    u = va / na
+                    pin = a.pos(t_land) + (d_land - float(d_land @ u) * u)[None, :]
                 pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))
                 pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
                 fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
@@ -273,12 +286,19 @@ class DodoDashSession(Session):
         # from a straight start only when its resting place lies ahead of that motion.
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
         bounces, hidden = [], {}
+        # a token that lands on a racer is pushed off it: that explains a jump at the landing
+        landed_on = False
+        if i_land is not None:
+            for r in racers:
+                q, q_s = rest_q[r.id]
+                g_l = float(_gap(P[i_land:i_land + 1], A[i_land:i_land + 1], size, proj.radius, q[None], r.radius)[0])
+                landed_on |= g_l < -k * float(np.hypot(S[i_land], q_s))
         for si, (a, b) in enumerate(zip(segs, segs[1:])):
             jn = joins[si]
             p_from, v_in, s_from, sv_in = ends[si][4:8]
             p_to, v_out, s_to, sv_out = ends[si + 1][0:4]
             t_mid = bounds[si + 1]
-            if np.interp(t_mid, T, Z) >= racer_h:
+            if np.interp(t_mid, T, Z) >= racer_h or (si == at_land and landed_on):
                 continue
             s_in = float(np.hypot(*v_in))
             s_out = float(np.hypot(*v_out))
@@ -287,7 +307,8 @@ class DodoDashSession(Session):
             # how far from "nothing happened here" (in σ): the fits apart, the direction turned
             # (before vs across vs after the interval), or from rest, the rest place ahead
             s_miss = float(np.hypot(s_from, s_to))
-            z_miss = max(jn.miss - 2.0, 0.0) / max(s_miss, 1e-6) if jn is not None else 0.0
+            miss = land_miss if (si == at_land and land_miss is not None and b.degree == 0) else (jn.miss if jn is not None else 0.0)
+            z_miss = max(miss - 2.0, 0.0) / max(s_miss, 1e-6)
             z_turn = 0.0
             for v1, s1, v2, s2 in ((v_in, sv_in, v_out, sv_out), (v_in, sv_in, chord, s_chord), (chord, s_chord, v_out, sv_out)):
                 n1 = float(np.hypot(*v1))

@@ -17,6 +17,15 @@ Calls at the settle, in **mat mm** (referee verdicts; too_close ones wait for a 
 - Dunk: the disc over the zone, out of bounds, and the ball still on top: it stands above the disc
   (height) and within its footprint at the settle, and never came down to the mat during the flick.
 
+Contacts between discs that the raw samples leave within the noise (a path passing within k σ of a
+resting disc that did not visibly move) are measured again on fitted paths
+(:func:`vision.contacts.path_gap`: straight stretches through the rest position, the gap and its σ
+from the fits): a path that runs into the disc, turns away from it at it, or leaves it pushed on
+beyond k σ of its rest positions touched it; one that passes beyond k σ did not; the rest waits for
+a person, and is looked at again once the table has stayed still for a few frames (a pushed disc's
+new rest is the sharper for them). A disc that came to rest elsewhere moved, however slowly (tight
+chains), and its striker is the moving disc that touched it when it left its rest.
+
 The shot clock, possession, loose balls, fouls, resets and the score are the engine's.
 """
 

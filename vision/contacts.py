@@ -10,6 +10,10 @@ Two kinds of evidence, as a referee would use them:
   approach between the projectile's footprint and each target's, over the projectile's path between
   frames (linear motion between samples), after it lands. Touched when the gap is within the
   tolerance; ordered by the time of first touch.
+
+Where one sample's σ leaves a contact in doubt, :func:`path_gap` measures it on the fitted path:
+between collisions a sliding disc runs on a straight line, so lines fitted over many samples (and
+through the rest position it started from) place it far more sharply than one sample does.
 """
 
 from __future__ import annotations

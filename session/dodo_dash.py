@@ -285,7 +285,7 @@ class DodoDashSession(Session):
         # unseen: a token that went out to a racer behind its first motion and came back is told
         # from a straight start only when its resting place lies ahead of that motion.
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
-        bounces, hidden = [], {}
+        bounces, hidden, events = [], {}, []
         # a token that lands on a racer is pushed off it: that explains a jump at the landing
         landed_on = False
         if i_land is not None:
@@ -328,6 +328,8 @@ class DodoDashSession(Session):
             turned, met = z_turn > k, z_miss <= k
             significant = not met or z_ahead > k or (turned and jn is None)
             z_event = max(z_miss, z_ahead, 0.0 if from_rest else z_turn)
+            if z_event > self.event_doubt_z or turned:
+                events.append((a.t1, b.t0))
             if _DEBUG:
                 print("join", si, round(t_mid, 4), "miss", None if jn is None else round(jn.miss, 2), "s_miss", round(s_miss, 2),
                       "z", round(z_miss, 1), round(z_turn, 1), round(z_ahead, 1), "n", a.n, b.n, "deg", a.degree, b.degree, "sig", significant, "rest", from_rest)
@@ -404,8 +406,7 @@ class DodoDashSession(Session):
                 s = float(np.hypot(S[i:end][int(np.argmin(gap[i:end]))], q_s))
                 # went straight through its footprint (one smooth segment in and out, no landing
                 # there): a token that met the racer below its top would have bounced off it
-                through = (end < len(over) and (i_land is None or not (i <= i_land < end + 30))
-                           and seg_of[max(i - 30, 0)] == seg_of[min(end + 30, len(T) - 1)])
+                through = end < len(over) and not any(e0 <= T[min(end, len(T) - 1)] + 0.02 and e1 >= T[i] - 0.02 for e0, e1 in events)
                 if i_land is not None and i <= i_land < end:
                     cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
                 elif low[i] and not through:
@@ -442,6 +443,10 @@ class DodoDashSession(Session):
                         cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
             if hidden_cand is not None:
                 cands.append(hidden_cand)
+            if i_land is not None and not any(c[3] == "landed on" for c in cands):
+                # where it landed, whatever came before (a token leaving a racer it came over may
+                # land on its edge)
+                cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
             g = np.where(low & free, gap, np.inf)
             j = int(np.argmin(g))
             if np.isfinite(g[j]) and g[j] > 0:

@@ -382,6 +382,19 @@ class DodoDashSession(Session):
                     continue
                 found.add(rid)
                 found.update(others)
+            if significant and not found:
+                # something happened here and no ray shows what: every racer the token came near
+                # around the interval (a frame either side, at its speed) is in doubt
+                dt_f = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 30
+                m = (T >= a.t1 - dt_f) & (T <= b.t0 + dt_f)
+                allow = max(s_in, s_out, float(np.hypot(*chord))) * dt_f + k * s_miss
+                for r in racers:
+                    if not m.any():
+                        break
+                    g = _gap(P[m], A[m], size, proj.radius, np.broadcast_to(rest_q[r.id][0], P[m].shape), r.radius)
+                    if float(g.min()) <= allow:
+                        found.add(r.id)
+                unexplained = True
             for rid in found:
                 prev = hidden.get(rid)
                 if prev is None or t_mid < prev[0]:

@@ -361,11 +361,11 @@ class DodoDashSession(Session):
             reach = self.max_speed_mm_s * max(b.t0 - a.t1, 0.0)
             rays = []
             if s_out > 1e-6:
-                rays.append((p_to, -v_out / s_out))
+                rays.append((p_to, -v_out / s_out, s_to))
             if not from_rest and s_in > 1e-6:
-                rays.append((p_from, v_in / s_in))
-            found = set()
-            for (origin, d), s_ray in zip(rays, (s_to, s_from)):
+                rays.append((p_from, v_in / s_in, s_from))
+            found, far = set(), set()
+            for origin, d, s_ray in rays:
                 hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(t_mid, T, A)), racers, rest_q,
                                graze_mm=k * s_ray + 1.0)
                 if _DEBUG:
@@ -377,11 +377,16 @@ class DodoDashSession(Session):
                 n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
                 # closing on it along the incoming ray (leaving it along the outgoing one), and
                 # within reach of the interval
-                if float(-d @ n) <= 0 or (not unexplained and float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to)))
-                                          > reach + k * s_miss):
+                if float(-d @ n) <= 0:
+                    continue
+                if not unexplained and float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to))) > reach + k * s_miss:
+                    far.add(rid)  # out of reach, if the ends are where the fits say
                     continue
                 found.add(rid)
                 found.update(others)
+            if found and far - found:
+                found |= far
+                unexplained = True
             if significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
                 # around the interval (a frame either side, at its speed) is in doubt

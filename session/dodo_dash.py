@@ -198,7 +198,7 @@ class DodoDashSession(Session):
             print("t_land", t_land, "n_air", n_air, "launch", t_launch)
             for sg in segs:
                 print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]), "acc", np.round(2 * sg.coef[2]) if sg.degree == 2 else "", "sacc", round(2 * float(np.sqrt(sg.cov[2, 2]))) if sg.degree == 2 else "")
-        land_miss = None
+        land_miss, land_z = None, 0.0
         if at_land >= 0:
             # a plain landing (the flight and the slide meet there): the slide's start, seen on the
             # mat more sharply, pins the end of the flight
@@ -219,7 +219,8 @@ class DodoDashSession(Session):
                 land_miss = float(np.hypot(float(d_land[0] * va[1] - d_land[1] * va[0]) / na, min(along, 0.0)))
             else:
                 land_miss = float(np.hypot(*d_land))
-            if (max(land_miss - 2.0, 0.0) <= self.pin_z * float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0]))
+            land_z = max(land_miss - 2.0, 0.0) / max(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 1e-6)
+            if (land_z <= self.pin_z
                     and z_turn_l <= self.event_doubt_z and not _waypoint(b)):
                 pin = b.pos(t_land)
                 if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
@@ -307,8 +308,10 @@ class DodoDashSession(Session):
             # how far from "nothing happened here" (in σ): the fits apart, the direction turned
             # (before vs across vs after the interval), or from rest, the rest place ahead
             s_miss = float(np.hypot(s_from, s_to))
-            miss = land_miss if (si == at_land and land_miss is not None and b.degree == 0) else (jn.miss if jn is not None else 0.0)
-            z_miss = max(miss - 2.0, 0.0) / max(s_miss, 1e-6)
+            if si == at_land and land_miss is not None:  # (judged before any pin)
+                z_miss = land_z
+            else:
+                z_miss = max((jn.miss if jn is not None else 0.0) - 2.0, 0.0) / max(s_miss, 1e-6)
             z_turn = 0.0
             for v1, s1, v2, s2 in ((v_in, sv_in, v_out, sv_out), (v_in, sv_in, chord, s_chord), (chord, s_chord, v_out, sv_out)):
                 n1 = float(np.hypot(*v1))
@@ -377,7 +380,7 @@ class DodoDashSession(Session):
                 n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
                 # closing on it along the incoming ray (leaving it along the outgoing one), and
                 # within reach of the interval
-                if float(-d @ n) <= 0:
+                if float(-d @ n) <= -0.2:  # (a graze leaves it nearly along its edge: allow for noise)
                     continue
                 if not unexplained and float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to))) > reach + k * s_miss:
                     far.add(rid)  # out of reach, if the ends are where the fits say

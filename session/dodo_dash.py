@@ -1,13 +1,17 @@
 """The Dodo Dash session (``rules.dodo_dash``): throws and their hits, racer positions, the dice.
 
 - **Throws.** When the engine waits for ``hits`` (``game.pending["kind"] == "hits"``), the next
-  motion is the projectile's flight. At the settle the projectile's path is followed from the moment
-  its base came below a racer's top (a token flying higher passes over) to its rest, and each racer
-  gets a verdict "was it touched": the smallest edge gap between the projectile's path (straight
-  between samples) and the racer, margin = −gap, σ that of the path's samples (a token in the air is
-  seen less sharply than one sliding on the mat); a bounce off a racer (:func:`vision.contacts.deflected_by`)
-  is a touch. Racers in the order first touched; the engine keeps only the first for the Feather and
-  the Dodo. too_close touches wait for a person (``dodo-dash.hit`` default: not hit).
+  motion is the projectile's flight. At the settle its path is fitted (:mod:`vision.paths`): the
+  hold, the flight (straight at constant velocity; the Feather curving) and the slide on the mat
+  (slowing along its line) as segments of many samples each, the height as a fall, so the path is
+  known to a fit's σ, not one sample's. Each racer gets a verdict "was it touched": the token's
+  footprint overlapping it while lower than its top (one that came over it higher passes over),
+  landing on it, or a bounce off it (the path turns where the token's edge meets the racer's,
+  pushed away from it); margin = the overlap depth along the fitted path (−gap), σ that fit's. An
+  event between two samples that the fits cannot place (a bounce unseen, a turn no racer explains)
+  leaves the racers the token could have reached too close to call. Racers in the order first
+  touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
+  a person (``dodo-dash.hit`` default: not hit).
 - **Positions.** After every settle each named racer's hex is read (:func:`referee.hexes.hex_calls`)
   and compared with the engine's; a mismatch is an event proposing a ``Correct`` (a judge's action).
 - **Dice, traps, drifts.** The players enter the dice (``act(Roll(value))`` with ``dice="table"``);
@@ -19,15 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 from session.core import Flick, Session
-from vision.contacts import ContactConfig, closest_approach, deflected_by, kinked_by
 from vision.core import Observation
 
 GAME = "dodo-dash"
 PROJECTILES = ("meteorite", "log", "egg", "feather", "banana", "dodo")
 FIRST_ONLY = ("feather", "dodo")
 CURVING = ("feather",)  # thrown with a sideways curve: not straight in the air
-import os
-_DEBUG = bool(os.environ.get("DODO_DEBUG"))
 
 
 class DodoDashSession(Session):
@@ -73,39 +74,44 @@ class DodoDashSession(Session):
                 best, best_d = tr, d
         return best
 
-    def _heights(self, flick: Flick, track_id: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(t, base height above the mat mm, σ mm) of a track's samples in the flick."""
-        ts, zs, ss = [], [], []
-        for f in flick.frames:
-            k = np.flatnonzero(f.obs.track_id == track_id)
-            if len(k):
-                ts.append(f.t)
-                zs.append(float(f.obs.height[k[0]]))
-                ss.append(float(f.obs.sigma[k[0]]))
-        return np.array(ts), np.array(zs), np.array(ss)
-
-    # the path fit: a break costs this much χ² (besides 2 per fitted parameter)
+    # The path fit and what the physics allows (mm, s). A break between two segments costs this
+    # much χ² (besides 2 per fitted parameter):
     break_penalty = 12.0
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
-    max_curve_mm_s2 = 3000.0  # the sideways acceleration of a curving throw at most
+    max_curve_mm_s2 = 3000.0  # a curving throw (the Feather) turns at most this fast in the air,
+    curve_slack_z = 0.0  # ... as fitted (a sharper "curve" through a few noisy samples is a bounce)
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
     max_slide_turn_mm_s2 = 100.0  # ... along its line: sliding, it does not turn
-    max_speed_mm_s = 1500.0
+    max_speed_mm_s = 1500.0  # no token is thrown or flicked faster: how far it can go unseen in a frame
     pin_z = 2.0  # a flight is pinned to the slide after it only when they agree within this many σ
-    event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (but less than k) may hide a touch  # no token is thrown or flicked faster: how far it can go unseen between two frames
+    event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (less than k) may hide a touch
 
     def hit_verdicts(self, flick: Flick, proj, racers, dt_eval: float = 0.001) -> tuple[list, list]:
         """(one Verdict per racer "was it touched", racer names in the order first touched).
 
-        The projectile's path is fitted as a few smooth segments (:func:`vision.paths.segment_path`:
-        at rest, constant velocity in the air, constant deceleration on the mat) and its height as a
-        fall (:func:`vision.paths.fit_fall`), so the path is known to the σ of a fit over many
-        samples, not one sample's. A racer is touched when (a) the fitted path overlaps its footprint
-        while the token's base is below the racer's top (a token that came over it higher passes over
-        it), (b) the token lands overlapping it, or (c) the path breaks (a bounce: its direction
-        turns) where the token's edge meets that racer's, the turn pushing the token away from it.
-        The margin is the overlap depth (the gap's opposite) along the fitted path, with that fit's σ;
-        a bounce is categorical unless two racers could have caused it."""
+        The projectile's samples are fitted as segments (:func:`vision.paths.segment_path`): at
+        rest in the hand or on the mat, then in the air at constant velocity (the Feather curving,
+        its turn bounded) from the place it was released, then sliding on the mat along one line at
+        a bounded deceleration; its height as a fall (:func:`vision.paths.fit_fall`, gravity known)
+        gives the landing. A plain landing (the slide continuing the flight) pins the flight's end.
+        A lone sample between two events is a waypoint. The fitted path (σ from each fit's
+        covariance) is followed at ``dt_eval`` s. A racer is touched when
+
+        (a) the path overlaps its footprint while the token's base is below the racer's top: the
+            margin is the overlap depth, or the height below the top where the overlap began,
+            whichever is less sure; a token that came over it higher, or went straight through its
+            footprint with no event around, passed over it;
+        (b) the token lands overlapping it (margin: the overlap where it landed);
+        (c) the path turns between two segments (a bounce: a landing or friction only slow it)
+            where the token's edge meets that racer's, the turn pushing the token away from it: a
+            categorical touch, too close when two racers could have turned it.
+
+        Where the two fits of an event do not meet (it fell between two samples: the token left its
+        line, or came back past the place it rested), the racer the incoming ray runs into or the
+        outgoing ray came from, within reach of the interval, was touched; in doubt when the rays
+        disagree or the event is only likely (``event_doubt_z`` < z ≤ k), and then every racer the
+        token could have reached in the interval is too close to call. Otherwise the margin is the
+        closest the fitted path came while low enough to touch (−gap)."""
         from referee.core import make_verdicts
         from vision.paths import fit_fall, fit_segment, join, segment_path
 
@@ -116,7 +122,6 @@ class DodoDashSession(Session):
             return [], []
         t, xy, top, sig, ang, size = raw
         k = self.referee.k
-        rest_s = self._rest_sigma()
         z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
         zb = top - spec_h
         # the launch: the first sample off the resting place (in height or on the mat)
@@ -142,10 +147,9 @@ class DodoDashSession(Session):
                 t_land_s = 0.5 / 30.0
         elif zb[i_launch:].size and zb[i_launch] > land_z:
             t_land = float(t[i_launch])
-        # the path as segments, and where they meet
-        # (a landing is a break: the flight and the slide are fitted apart)
-        # (the launch and the landing are breaks: the hold, the flight and the slide are fitted
-        # apart; in the air the token moves at constant velocity, the Feather curving)
+        # the path as segments. The launch and the landing are breaks: the hold, the flight and the
+        # slide are fitted apart; in the air the token moves at constant velocity (the Feather
+        # curving), on the mat it slows along its line
         n_air = max(int(np.searchsorted(t, t_land)), i_launch) if t_land is not None else i_launch
         segs, at_land = [], -1
         if i_launch > 0:
@@ -173,7 +177,7 @@ class DodoDashSession(Session):
             if pi == 0 and release is not None:
                 tt, pp, ss, extra = np.append(release[0], tt), np.vstack([release[1], pp]), np.append(release[2], ss), 1
             for sg in segment_path(tt, pp, ss, penalty=self.break_penalty, degrees=degs, waypoints=True, max_accel=acc,
-                                   max_side_accel=side, min_points=3):
+                                   max_side_accel=side, min_points=3, accel_slack=self.curve_slack_z if pi == 0 else 3.0):
                 if sg.i1 <= extra:  # the release place alone: the hold's end
                     continue
                 if extra and sg.i0 == 0:
@@ -187,25 +191,19 @@ class DodoDashSession(Session):
                     sp = float(np.hypot(*d))
                     if sp > 1e-6:
                         t_star = release[0] + float((release[1] - sg.pos(release[0])[0]) @ d) / sp ** 2
-                        t_star = float(np.clip(t_star, t[max(p0 - 1, 0)] - 0.05, t[p0]))
+                        t_star = float(np.clip(t_star, t[max(p0 - 1, 0)], t[p0] - 1e-4))
                         pin = (t_star, release[1], float(hold.pos_sigma(hold.t1)[0]))
                         fit = fit_segment(np.append(pin[0], t[sg.i0:sg.i1]), np.vstack([pin[1], xy[sg.i0:sg.i1]]),
                                           np.append(pin[2], sig[sg.i0:sg.i1]), sg.degree)
                         fit.i0, fit.i1, fit.pins = sg.i0, sg.i1, [pin]
                         sg = fit
                 segs.append(sg)
-        if _DEBUG:
-            print("t_land", t_land, "n_air", n_air, "launch", t_launch)
-            for sg in segs:
-                print("  seg", sg.i0, sg.i1, sg.degree, round(sg.t0, 3), round(sg.t1, 3), round(sg.chi2, 1), np.round(sg.vel(sg.t1)[0]), "acc", np.round(2 * sg.coef[2]) if sg.degree == 2 else "", "sacc", round(2 * float(np.sqrt(sg.cov[2, 2]))) if sg.degree == 2 else "")
         land_miss, land_z = None, 0.0
         if at_land >= 0:
             # a plain landing (the flight and the slide meet there): the slide's start, seen on the
             # mat more sharply, pins the end of the flight
             a, b = segs[at_land], segs[at_land + 1]
             jl = join(a, b, t_land, t_land)
-            if _DEBUG:
-                print("landing pin? miss", round(jl.miss, 2), "σ", round(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 2))
             # (a plain landing keeps the direction: a turn there is a bounce, and pins nothing)
             va, vb = a.vel(t_land)[0], b.vel(t_land)[0]
             sva = max(float(np.hypot(a.vel_sigma(t_land)[0], b.vel_sigma(t_land)[0])), 1.0)
@@ -220,8 +218,7 @@ class DodoDashSession(Session):
             else:
                 land_miss = float(np.hypot(*d_land))
             land_z = max(land_miss - 2.0, 0.0) / max(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 1e-6)
-            if (land_z <= self.pin_z
-                    and z_turn_l <= self.event_doubt_z and not _waypoint(b)):
+            if land_z <= self.pin_z and z_turn_l <= self.event_doubt_z and not _waypoint(b):
                 pin = b.pos(t_land)
                 if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
                     u = va / na
@@ -255,7 +252,6 @@ class DodoDashSession(Session):
         anchors_s = np.array([s for si, sg in enumerate(segs) for s in ((ends[si][2], ends[si][6]) if not _waypoint(sg) else (ends[si][2],))])
         P = np.column_stack([np.interp(T, anchors_t, anchors_p[:, 0]), np.interp(T, anchors_t, anchors_p[:, 1])])
         S = np.interp(T, anchors_t, anchors_s)
-        seg_of = np.clip(np.searchsorted(np.array(bounds[1:-1]), T), 0, len(segs) - 1)
         for si, sg in enumerate(segs):
             if _waypoint(sg):
                 continue
@@ -328,14 +324,16 @@ class DodoDashSession(Session):
             from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
             ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
             z_ahead = ahead / max(s_miss, 1e-6) if from_rest else 0.0
+            if from_rest and s_out > 1e-6:
+                # the start's instant is unknown (and the first fit may not slow as friction does):
+                # from rest only the resting place off the line of the first motion counts
+                d_rest = p_from - p_to
+                z_miss = max(abs(float(d_rest[0] * v_out[1] - d_rest[1] * v_out[0])) / s_out - 2.0, 0.0) / max(s_miss, 1e-6)
             turned, met = z_turn > k, z_miss <= k
             significant = not met or z_ahead > k or (turned and jn is None)
             z_event = max(z_miss, z_ahead, 0.0 if from_rest else z_turn)
             if z_event > self.event_doubt_z or turned:
                 events.append((a.t1, b.t0))
-            if _DEBUG:
-                print("join", si, round(t_mid, 4), "miss", None if jn is None else round(jn.miss, 2), "s_miss", round(s_miss, 2),
-                      "z", round(z_miss, 1), round(z_turn, 1), round(z_ahead, 1), "n", a.n, b.n, "deg", a.degree, b.degree, "sig", significant, "rest", from_rest)
             if turned and met and jn is not None and not from_rest:
                 dv = v_out - v_in
                 n_dv = dv / max(float(np.hypot(*dv)), 1e-9)
@@ -371,8 +369,6 @@ class DodoDashSession(Session):
             for origin, d, s_ray in rays:
                 hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(t_mid, T, A)), racers, rest_q,
                                graze_mm=k * s_ray + 1.0)
-                if _DEBUG:
-                    print("   ray from", np.round(origin, 1), "dir", np.round(d, 2), "hit", hit and (hit[0], np.round(hit[1], 1), hit[2]))
                 if hit is None:
                     continue
                 rid, p_c, others = hit
@@ -617,11 +613,6 @@ class DodoDashSession(Session):
                     "too_close": [n for n, v in hexes.items() if v.answer == "too_close"]})
 
 
-def _txy(track, axis: int):
-    ts, xy = track.trajectory()
-    return ts, xy[:, axis]
-
-
 def _gap(P, A, size, radius, q, r) -> np.ndarray:
     """(n,) edge gap (mm) between the token at (n, 2) P (a disc of ``radius``, or a box ``size``
     turned by (n,) A radians) and discs of radius ``r`` at (n, 2) q."""
@@ -671,12 +662,3 @@ def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 8
     rid, i = best
     others = [o for o, g in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= graze_mm]
     return rid, P[i], others
-
-
-def _at(track, t: float) -> np.ndarray:
-    ts, xy = track.trajectory()
-    if t <= ts[0]:
-        return xy[0]
-    if t >= ts[-1]:
-        return xy[-1]
-    return np.array([np.interp(t, ts, xy[:, 0]), np.interp(t, ts, xy[:, 1])])

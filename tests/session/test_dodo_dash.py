@@ -59,9 +59,10 @@ def test_throws_are_rarely_wrong():
             right += 1
         else:
             wrong += 1
-    # airborne tokens are seen with σ 3 mm: many touches are too close to call and go to a person;
-    # the rates at scale are measured by `tableref bench live`
-    assert wrong <= 3 and right >= 6
+    # airborne tokens are seen with σ 3 mm, one sample at a time; the path's fit knows the path far
+    # better, but a touch between two frames may still be too close to call and go to a person.
+    # The rates at scale are measured by `tableref bench live`
+    assert wrong <= 1 and right >= 18
 
 
 def test_hits_in_the_order_touched_and_pending_ones_wait():
@@ -86,3 +87,21 @@ def test_racer_hexes_after_a_settle():
         if p.kind == "racer" and p.id in last and p.id not in hexes[-1]["too_close"]:
             track, index = p.attributes["hex"]
             assert last[p.id] == f"{track}:{index}"
+
+
+def test_near_misses_are_never_called_wrong_either_side():
+    """The near-miss suite: an Egg slides past a racer at -3..3 mm clearance (< 0 grazes it). A graze
+    turns the egg, a miss does not: calls are right or asked, never wrong, and some are made on
+    each side."""
+    right = {True: 0, False: 0}
+    for index in range(30):
+        scn = make_scenario("dodo-dash/near-miss", index, 0)
+        board = _board(scn.board)
+        truth = dodo_dash_answers(scn, board)
+        session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)),
+                                      seed=index)
+        touched = scn.meta["target"] in truth["touched_racers"]
+        verdict = next(v for v in session.flicks[0].ruling.verdicts if v.detail["racer"] == scn.meta["target"])
+        assert verdict.answer in ("too_close", "yes" if touched else "no"), (index, scn.meta["intended_clearance_mm"])
+        right[touched] += verdict.answer != "too_close"
+    assert right[True] >= 2 and right[False] >= 2

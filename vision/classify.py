@@ -74,7 +74,7 @@ TASKS = {
                        help="Morris egg token colour"),
     "card": Task("card", CARD_KINDS, FeatureSpec((40, 56), ("colour", "hog"), 8, False),
                  help="Dogo Dash card kind on the card rectified upright",
-                 conv=ConvRecipe((40, 56), (16, 32, 64, 64), epochs=8, symmetry="half-turn")),
+                 conv=ConvRecipe((40, 56), (16, 32, 64, 64), epochs=4, symmetry="half-turn")),
     "team": Task("team", ("home", "away"), FeatureSpec((40, 40), ("colour", "radial", "hog", "lbp"), 8, True),
                  help="Dino Dunk team from the disc's printed pattern (ring: home, stripes: away)"),
     "colour": Task("colour", DISC_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, True),
@@ -560,10 +560,26 @@ def evaluate(clf: LinearClassifier, X: np.ndarray, y) -> dict:
     return _scores(clf.classes, pred, y)
 
 
-def evaluate_crops(clf, crops, y) -> dict:
-    """``evaluate`` for a classifier of either kind on (n,) crops (BGR, image px)."""
+SIZE_BINS_PX = (0, 12, 14, 16, 20, 24)
+
+
+def evaluate_crops(clf, crops, y, by_size: bool = False) -> dict:
+    """``evaluate`` for a classifier of either kind on (n,) crops (BGR, image px). ``by_size``:
+    also ``by_size`` {"<lo>-<hi>px": {"n", "accuracy"}}, by the crop's longer side (``SIZE_BINS_PX``;
+    for round pieces the square crop round the top face, 1.16 times its box)."""
     pred, _ = clf.predict(crops)
-    return _scores(clf.classes, pred, y)
+    out = _scores(clf.classes, pred, y)
+    if by_size and len(crops):
+        side = np.array([max(c.shape[:2]) for c in crops])
+        ok = pred == np.asarray(y, dtype=object)
+        edges = list(SIZE_BINS_PX) + [np.inf]
+        out["by_size"] = {}
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            m = (side >= lo) & (side < hi)
+            if m.any():
+                key = f"{lo}-{hi}px" if np.isfinite(hi) else f">={lo}px"
+                out["by_size"][key] = {"n": int(m.sum()), "accuracy": float(ok[m].mean())}
+    return out
 
 
 def fit_conv(task: str, crops: list, labels, classes, recipe: ConvRecipe, seed: int = 0, val_crops=None, val_labels=None,
@@ -672,7 +688,7 @@ def train_task(task: str, train_crops: list, train_labels, test_crops: list | No
         clf = LinearClassifier.fit(task, X, train_labels, t.classes, t.spec, l2=t.l2, sample_weight=sample_weight, meta=meta)
     metrics = {}
     if test_crops is not None and len(test_crops):
-        metrics = evaluate_crops(clf, test_crops, test_labels)
+        metrics = evaluate_crops(clf, test_crops, test_labels, by_size=task != "card")
         clf.meta["test_accuracy"] = metrics["accuracy"]
         clf.meta["n_test"] = metrics["n"]
     return clf, metrics

@@ -426,14 +426,11 @@ class DodoDashSession(Session):
                 through = end < len(over) and not any(e0 <= T[min(end, len(T) - 1)] + 0.02 and e1 >= T[i] - 0.02 for e0, e1 in events)
                 if i_land is not None and i <= i_land < end:
                     cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
-                elif low[i] and not through:
+                elif low[i]:
                     # touched: deep enough, and below the racer's top when it began (σ of that
                     # height: the fall's and the onset's time uncertainty times the fall speed)
                     h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_hold_s if T[i] < t[i_launch] else z_sigma, dt_eval))
                     cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
-                elif low[i]:
-                    free[i:end] = False
-                    cands.append((0.0, s, float(T[i]), "overlap, no bounce"))
                 else:
                     # came over it from above: no touch until they part (the token leaving it, or
                     # closing on it, is no near miss either: widen while the gap keeps changing so)

@@ -74,7 +74,10 @@ class TeachResult:
                 f"  {self.folds}-fold cross-validated accuracy: {self.cv_accuracy * 100:.1f}% (folds: {folds}; "
                 f"method {self.method} of {methods})\n"
                 f"  shipped model on the same examples: {shipped}\n"
-                f"  profile {self.profile!r} saved: {self.path} ({self.seconds:.1f}s)")
+                + (f"  note: the shipped model (which never saw these examples) does at least as well; the profile "
+                   f"is worth using only if it does better on your table\n"
+                   if self.shipped_accuracy is not None and self.shipped_accuracy >= self.cv_accuracy else "")
+                + f"  profile {self.profile!r} saved: {self.path} ({self.seconds:.1f}s)")
 
 
 # ------------------------------------------------------------------------------------------------

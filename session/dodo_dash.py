@@ -79,7 +79,7 @@ class DodoDashSession(Session):
     break_penalty = 12.0
     g_mm_s2 = 9810.0  # gravity: a thrown token's height falls as a parabola
     max_curve_mm_s2 = 3000.0  # a curving throw (the Feather) turns at most this fast in the air,
-    curve_slack_z = 0.0  # ... as fitted (a sharper "curve" through a few noisy samples is a bounce)
+    curve_slack_z = 1.0  # ... as fitted (a sharper "curve" through a few noisy samples is a bounce)
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
     max_slide_turn_mm_s2 = 100.0  # ... along its line: sliding, it does not turn
     max_speed_mm_s = 1500.0  # no token is thrown or flicked faster: how far it can go unseen in a frame
@@ -154,7 +154,7 @@ class DodoDashSession(Session):
         segs, at_land = [], -1
         if i_launch > 0:
             segs.append(fit_segment(t[:i_launch], xy[:i_launch], sig[:i_launch], 0))
-        parts = [(i_launch, n_air, (1, 2) if proj.kind in CURVING else (1,), self.max_curve_mm_s2, None),
+        parts = [(i_launch, n_air, (2,) if proj.kind in CURVING else (1,), self.max_curve_mm_s2, None),
                  (n_air, len(t), (0, 1, 2), self.max_slide_decel_mm_s2, self.max_slide_turn_mm_s2)]
         # a release from the hand: the flight starts where the token was held (seen there in many
         # frames) when its fitted height left the hand's; that place is the flight's first sample
@@ -223,7 +223,10 @@ class DodoDashSession(Session):
                 if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
                     u = va / na
                     pin = a.pos(t_land) + (d_land - float(d_land @ u) * u)[None, :]
-                pin_s = float(np.hypot(b.pos_sigma(t_land)[0], float(np.hypot(*b.vel(t_land)[0])) * t_land_s))
+                # (its σ: the slide's, the landing instant's, and the offset seen: a plain landing
+                # is only as sure as the two agree)
+                pin_s = float(np.sqrt(b.pos_sigma(t_land)[0] ** 2 + (float(np.hypot(*b.vel(t_land)[0])) * t_land_s) ** 2
+                                      + max(land_miss - 2.0, 0.0) ** 2))
                 pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
                 fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
                                   np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),

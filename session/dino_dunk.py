@@ -22,8 +22,8 @@ resting disc that did not visibly move) are measured again on fitted paths
 (:func:`vision.contacts.path_gap`: straight stretches through the rest position, the gap and its σ
 from the fits): a path that runs into the disc, turns away from it at it, or leaves it pushed on
 beyond k σ of its rest positions touched it; one that passes beyond k σ did not; the rest waits for
-a person, and is looked at again once the table has stayed still for a few frames (a pushed disc's
-new rest is the sharper for them). A disc that came to rest elsewhere moved, however slowly (tight
+a person, and is looked at again once the table has stayed still for ``revisit_s`` (a pushed disc's
+new rest is the sharper for it). A disc that came to rest elsewhere moved, however slowly (tight
 chains), and its striker is the moving disc that touched it when it left its rest.
 
 The shot clock, possession, loose balls, fouls, resets and the score are the engine's.
@@ -44,6 +44,7 @@ class DinoDunkSession(Session):
     GAME = GAME
     auto_names = {"ball": "ball"}
     min_flick_mm = 10.0  # an inferred flick moved its piece at least this far
+    revisit_s = 0.2  # a call left too close at the settle is made again this long after, the table still
 
     def new_game(self, **setup):
         from rules import dino_dunk
@@ -321,15 +322,15 @@ class DinoDunkSession(Session):
         return set(self.game.state["pieces"])
 
     def step(self, frame) -> list[dict]:
-        """:meth:`Session.step`, and a contact call that waits for a person is looked at again once
-        the table has stayed still for ``post_frames`` frames after the settle (see :meth:`_revisit`)."""
+        """:meth:`Session.step`, and a call that waits for a person is looked at again once the table
+        has stayed still for ``revisit_s`` after the settle (see :meth:`_revisit`)."""
         events = super().step(frame)
         flick = self.pending
         if flick is not None and flick.status == "pending" and flick is (self.flicks[-1] if self.flicks else None) \
                 and not getattr(flick, "_revisited", False):
             if not self.motion.at_rest:
                 flick._revisited = True  # something moved again: the evidence is no cleaner now
-            elif sum(f.index > flick.index_settle for f in flick.frames) >= self.config.post_frames:
+            elif self._t - flick.t_settle >= self.revisit_s - 1e-6:
                 events += self._revisit(flick)
         return events
 
@@ -351,9 +352,8 @@ class DinoDunkSession(Session):
             flick.notes, flick.contacts, flick.mover = saved
             return []
         n = len(self.events)
-        flick.notes = saved[0] + [f"called again {len([f for f in flick.frames if f.index > flick.index_settle])} frames "
-                                  f"after the settle: {', '.join(sorted(set(old.open_facts()) - set(ruling.open_facts())))} "
-                                  f"no longer too close"]
+        flick.notes = saved[0] + [f"called again {self._t - flick.t_settle:.2f} s after the settle: "
+                                  f"{', '.join(sorted(set(old.open_facts()) - set(ruling.open_facts())))} no longer too close"]
         flick.ruling = ruling
         if ruling.ready and self.config.auto_apply:
             self.pending = None

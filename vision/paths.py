@@ -9,7 +9,8 @@ acceleration) fitted by weighted least squares to all of its samples; the positi
 segment is known far better than one sample's (about σ/√n).
 
 - :func:`segment_path` splits a path into segments (segmented least squares, dynamic programming:
-  the sum of the segments' χ² plus a penalty per segment and per parameter is least);
+  the sum of the segments' χ² plus a penalty per segment and per parameter is least; optionally
+  lone samples as waypoints between events, and curves bounded by what the physics allows);
 - :class:`Segment` gives the fitted position, velocity and the position's σ at any time (from the
   fit's covariance, scaled up by the residuals when they are larger than the samples' σ says);
 - :func:`join` finds where two consecutive segments meet (the instant and place of the event
@@ -100,10 +101,10 @@ def fit_segment(t, xy, sigma, degree: int, i0: int = 0) -> Segment:
 
 
 def _chi2_table(t, xy, w, degree: int, min_points: int, max_accel: float | None = None,
-                max_side_accel: float | None = None) -> np.ndarray:
+                max_side_accel: float | None = None, slack: float = 3.0) -> np.ndarray:
     """(n + 1, n + 1) χ² of a ``degree`` fit to samples i..j-1 (inf where fewer than ``min_points``,
     or where a degree-2 fit's acceleration is beyond ``max_accel``, or its part across the motion
-    beyond ``max_side_accel``, by more than 3 σ)."""
+    beyond ``max_side_accel``, by more than ``slack`` σ)."""
     n = len(t)
     out = np.full((n + 1, n + 1), np.inf)
     m = degree + 1
@@ -121,13 +122,13 @@ def _chi2_table(t, xy, w, degree: int, min_points: int, max_accel: float | None 
             if degree == 2 and (max_accel is not None or max_side_accel is not None):
                 s_acc = 2.0 * float(np.sqrt(max(np.linalg.inv(N)[2, 2], 0.0)))
                 acc = 2.0 * coef[2]
-                if max_accel is not None and float(np.hypot(*acc)) - 3.0 * s_acc > max_accel:
+                if max_accel is not None and float(np.hypot(*acc)) - slack * s_acc > max_accel:
                     continue
                 if max_side_accel is not None:
                     tm = float(np.average(tt, weights=ww))
                     v = coef[1] + 2.0 * coef[2] * tm
                     sp = float(np.hypot(*v))
-                    if sp > 1e-6 and abs(float(acc[0] * v[1] - acc[1] * v[0])) / sp - 3.0 * s_acc > max_side_accel:
+                    if sp > 1e-6 and abs(float(acc[0] * v[1] - acc[1] * v[0])) / sp - slack * s_acc > max_side_accel:
                         continue
             r = xy[i:j] - A @ coef
             out[i, j] = float((ww[:, None] * r ** 2).sum())
@@ -137,19 +138,20 @@ def _chi2_table(t, xy, w, degree: int, min_points: int, max_accel: float | None 
 def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0, max_degree: int = 2,
                  degrees=None, max_len: int | None = None, min_points: int = 2,
                  waypoints: bool = False, max_accel: float | None = None,
-                 max_side_accel: float | None = None) -> list[Segment]:
+                 max_side_accel: float | None = None, accel_slack: float = 3.0) -> list[Segment]:
     """Split a path (``t`` (n,) s, ``xy`` (n, 2) mm, ``sigma`` (n,) mm per axis) into consecutive
     segments: the least total of χ² + ``penalty`` per segment + ``param_penalty`` per fitted
     parameter (two per polynomial coefficient). ``degrees`` the polynomial degrees tried (default
     0 .. ``max_degree``); a segment needs at least ``min_points`` samples and 2·degree (a curve
     through three samples is no evidence of one; a lone sample says nothing of the motion: at rest
-    or passing), except that with ``waypoints`` one sample
-    alone may be a segment (degree 0: a place the path passed, e.g. between two events).
-    ``max_accel`` (mm/s²) bounds a curve's acceleration (a smooth motion is no faster turning than
-    that; a sharper one is an event between two segments), ``max_side_accel`` its part across the
-    motion (a piece sliding on the mat slows along its line and does not turn). Returns the
-    segments in time order, each refitted with its covariance; a path shorter than ``min_points`` is
-    one segment."""
+    or passing), except that with ``waypoints`` one sample alone may be a segment (degree 0: a
+    place the path passed, e.g. between two events). ``max_accel`` (mm/s²) bounds a curve's
+    acceleration (a smooth motion turns no faster; a sharper turn is an event between two
+    segments), ``max_side_accel`` its part across the motion (a piece sliding on the mat slows
+    along its line and does not turn), each allowing ``accel_slack`` σ of the fitted acceleration.
+    Returns the segments in time order, each refitted with its covariance; a path shorter than
+    ``min_points`` is one segment. ``max_len`` caps a segment's samples. O(n²) small fits: meant for one
+    flick's samples (tens)."""
     t = np.asarray(t, dtype=float)
     xy = np.asarray(xy, dtype=float).reshape(-1, 2)
     sigma = np.asarray(sigma, dtype=float)
@@ -158,7 +160,7 @@ def segment_path(t, xy, sigma, penalty: float = 12.0, param_penalty: float = 2.0
         return []
     degrees = tuple(degrees) if degrees is not None else tuple(range(max_degree + 1))
     w = 1.0 / np.maximum(sigma, 1e-6) ** 2
-    tables = {d: _chi2_table(t, xy, w, d, max(min_points, 2 * d), max_accel, max_side_accel) for d in degrees}
+    tables = {d: _chi2_table(t, xy, w, d, max(min_points, 2 * d), max_accel, max_side_accel, accel_slack) for d in degrees}
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     back: list = [None] * (n + 1)

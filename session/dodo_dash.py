@@ -471,15 +471,24 @@ class DodoDashSession(Session):
             if not cands:
                 cands.append((-1e3, 1.0, None, "path"))
             best = max(cands, key=lambda c: c[0] / max(c[1], 1e-6))
-            rows.append((r.name, best[0], best[2], best[1], best[3]))
+            # the earliest it can have been touched: where the token first came within the noise
+            # of it (low enough), or an event in doubt began (orders a call in doubt honestly)
+            near = np.flatnonzero((gap <= k * np.hypot(S, q_s)) & (low | (np.arange(len(T)) == i_land)))
+            t_first = min([float(T[near[0]])] if len(near) else [], default=None)
+            if hidden_cand is not None and (t_first is None or hidden_cand[2] < t_first):
+                t_first = hidden_cand[2]
+            rows.append((r.name, best[0], best[2], best[1], best[3], t_first))
         if not rows:
             return [], []
-        names = [n for n, *_ in rows]
-        margins = np.array([m for _, m, *_ in rows])
-        sigmas = np.array([max(s, 1e-3) for *_, s, _ in rows])
+        names = [row[0] for row in rows]
+        margins = np.array([row[1] for row in rows])
+        sigmas = np.array([max(row[3], 1e-3) for row in rows])
         verdicts = make_verdicts([f"{flick.mover} touched {n}" for n in names], value=-margins, threshold=0.0, margin=margins,
                                  sigma=sigmas, k=k, frame_ids=(flick.index_start, flick.index_settle),
-                                 detail=[{"racer": n, "t": tt, "evidence": e} for n, _, tt, _, e in rows])
+                                 detail=[{"racer": row[0], "t": row[2], "evidence": row[4]} for row in rows])
+        for v, row in zip(verdicts, rows):
+            if v.answer == "too_close" and row[5] is not None:  # touched, if at all, from then on
+                v.detail["t"] = row[5] if v.detail["t"] is None else min(v.detail["t"], row[5])
         touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
 

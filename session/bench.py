@@ -49,6 +49,7 @@ class SuiteFigures:
     step_s: list = field(default_factory=list)
     latency_s: list = field(default_factory=list)
     failures: list = field(default_factory=list)
+    other_asked: int = 0  # fouls: the carrier struck by its own side left to a person (a stun, never a foul)
 
     def rate(self, n: int) -> float:
         return n / self.scenes if self.scenes else 0.0
@@ -58,7 +59,7 @@ class SuiteFigures:
         lat = np.array(self.latency_s) if self.latency_s else np.zeros(1)
         return {"suite": self.suite, "scenes": self.scenes, "right": self.right, "asked": self.asked, "wrong": self.wrong,
                 "right_rate": round(self.rate(self.right), 5), "first_right": self.first_right,
-                "first_asked": self.first_asked, "first_wrong": self.first_wrong,
+                "first_asked": self.first_asked, "first_wrong": self.first_wrong, "other_asked": self.other_asked,
                 "first_right_rate": round(self.rate(self.first_right), 5),
                 "identity_flicks": self.identity_flicks, "identity_kept": self.identity_kept,
                 "frames": self.frames, "step_ms_mean": round(1e3 * float(st.mean()), 3),
@@ -221,8 +222,12 @@ def bench_fouls(count: int, seed: int, start: int, fig: SuiteFigures, oracle=Non
         r = flick.ruling
         defence = scn.meta["actor"].split(":")[0] != scn.meta["offense"]
         if "carrier_struck" in r.pending:
-            fig.asked += 1
-            continue
+            if defence:
+                fig.asked += 1
+                continue
+            # the offence flicked: no foul is possible whatever the contact; the open question is a
+            # stun, counted apart
+            fig.other_asked += 1
         foul = bool(r.facts.get("carrier_struck")) and defence
         if foul == want:
             fig.right += 1
@@ -394,6 +399,9 @@ def format_report(r: dict) -> str:
         n = f["scenes"]
         lines.append(f"  {f['suite']}: {n} scenes; right {f['right']} ({f['right_rate']:.2%}, target {target:.1%}), "
                      f"asked a person {f['asked']}, wrong {f['wrong']}")
+        if f.get("other_asked"):
+            lines.append(f"    of the right: {f['other_asked']} offence flicks whose carrier contact (a stun, never a foul) "
+                         f"was left to a person")
         if first_target:
             lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.2%}, target {first_target:.0%}), "
                          f"asked {f['first_asked']}, wrong {f['first_wrong']}")

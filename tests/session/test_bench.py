@@ -25,3 +25,36 @@ def test_cli_registers_bench_live(capsys):
     out = capsys.readouterr().out
     assert '"throws"' in out and '"fouls"' in out
     assert main(["bench", "live", "--throws", "-1"]) == 2
+
+
+def test_fouls_an_open_carrier_contact_is_asked_only_when_the_defence_flicked(monkeypatch):
+    """The foul figure counts a carrier contact left to a person as "asked" only when a foul was
+    possible (the defence flicked); after an offence flick the open question is a stun, and the
+    foul call ("no foul") is right."""
+    from types import SimpleNamespace
+
+    import session.bench as bench
+    from sim.suites import make_scenario
+
+    sides = {}
+    for i in range(40):
+        meta = make_scenario("dino-dunk/fouls", i, 0).meta
+        sides.setdefault(meta["actor"].split(":")[0] == meta["offense"], i)
+        if len(sides) == 2:
+            break
+    assert len(sides) == 2
+
+    def fake_play(scn, board, make_session, **kw):
+        ruling = SimpleNamespace(pending={"carrier_struck": {}}, facts={})
+        flick = SimpleNamespace(ruling=ruling, contacts=[], notes=[])
+        return SimpleNamespace(flicks=[flick]), None, [0.001], 0.05
+
+    monkeypatch.setattr(bench, "play_scene", fake_play)
+    monkeypatch.setattr(bench, "_identities_kept", lambda s, d: True)
+    for offence_flicked, index in sides.items():
+        f = bench.SuiteFigures("dino-dunk/fouls")
+        bench.bench_fouls(1, 0, index, f)
+        if offence_flicked:
+            assert (f.right, f.asked, f.other_asked) == (1, 0, 1)
+        else:
+            assert (f.right, f.asked, f.other_asked) == (0, 1, 0)

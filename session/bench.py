@@ -49,6 +49,7 @@ class SuiteFigures:
     step_s: list = field(default_factory=list)
     latency_s: list = field(default_factory=list)
     failures: list = field(default_factory=list)
+    by_kind: dict = field(default_factory=dict)  # throws: projectile -> {"right", "asked", "wrong"}
     other_asked: int = 0  # fouls: the carrier struck by its own side left to a person (a stun, never a foul)
 
     def rate(self, n: int) -> float:
@@ -59,7 +60,7 @@ class SuiteFigures:
         lat = np.array(self.latency_s) if self.latency_s else np.zeros(1)
         return {"suite": self.suite, "scenes": self.scenes, "right": self.right, "asked": self.asked, "wrong": self.wrong,
                 "right_rate": round(self.rate(self.right), 5), "first_right": self.first_right,
-                "first_asked": self.first_asked, "first_wrong": self.first_wrong, "other_asked": self.other_asked,
+                "first_asked": self.first_asked, "first_wrong": self.first_wrong, "other_asked": self.other_asked, "by_kind": self.by_kind,
                 "first_right_rate": round(self.rate(self.first_right), 5),
                 "identity_flicks": self.identity_flicks, "identity_kept": self.identity_kept,
                 "frames": self.frames, "step_ms_mean": round(1e3 * float(st.mean()), 3),
@@ -168,8 +169,10 @@ def bench_throws(count: int, seed: int, start: int, fig: SuiteFigures, oracle=No
         flick = session.flicks[-1] if session.flicks else None
         fig.identity_flicks += 1
         fig.identity_kept += _identities_kept(session, det)
+        tally = fig.by_kind.setdefault(scn.meta["projectile"], {"right": 0, "asked": 0, "wrong": 0})
         if flick is None or flick.ruling is None:
             fig.wrong += 1
+            tally["wrong"] += 1
             fig.first_wrong += 1
             fig.failures.append({"index": i, "why": "no flick" if flick is None else "; ".join(flick.notes)})
             continue
@@ -177,10 +180,13 @@ def bench_throws(count: int, seed: int, start: int, fig: SuiteFigures, oracle=No
         want = set(truth["touched_racers"])
         if any(v.answer == "too_close" for v in verdicts.values()):
             fig.asked += 1
+            tally["asked"] += 1
         elif {r for r, v in verdicts.items() if v.answer == "yes"} == want:
             fig.right += 1
+            tally["right"] += 1
         else:
             fig.wrong += 1
+            tally["wrong"] += 1
             fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "truth": sorted(want),
                                  "session": {r: [v.answer, round(-v.margin, 2), v.detail["evidence"]] for r, v in verdicts.items()}})
         # first touched: the earliest racer whose touch is not a confident "no"
@@ -391,7 +397,8 @@ def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int 
 
 def format_report(r: dict) -> str:
     lines = [f"tableref bench live: detector {r['detector']}", f"  {r['fps']:g} frames/s, {r['size']}; suite seed {r['seed']}, "
-             f"scenes from index {r['start']} (never used to set a threshold)"]
+             f"scenes from index {r['start']}" + (" (never used to set a threshold)" if (r["seed"], r["start"]) == (7, 10000) else
+                                                  " (not the evaluation scenes: seed 7 from 10000)")]
     for key, target, first_target in (("throws", 0.995, 0.99), ("fouls", 0.99, None)):
         if key not in r:
             continue
@@ -399,6 +406,9 @@ def format_report(r: dict) -> str:
         n = f["scenes"]
         lines.append(f"  {f['suite']}: {n} scenes; right {f['right']} ({f['right_rate']:.2%}, target {target:.1%}), "
                      f"asked a person {f['asked']}, wrong {f['wrong']}")
+        if f.get("by_kind"):
+            lines.append("    by projectile (right/asked/wrong): " + ", ".join(
+                f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))
         if f.get("other_asked"):
             lines.append(f"    of the right: {f['other_asked']} offence flicks whose carrier contact (a stun, never a foul) "
                          f"was left to a person")

@@ -12,6 +12,8 @@ def test_bench_live_on_a_few_scenes():
     for key, scenes in (("throws", 3), ("fouls", 3)):
         f = r[key]
         assert f["scenes"] == scenes == f["right"] + f["asked"] + f["wrong"]
+        if key == "throws":
+            assert sum(sum(v.values()) for v in f["by_kind"].values()) == scenes
         assert f["identity_flicks"] == scenes and f["frames"] > 30 * scenes
         assert 0 < f["step_ms_mean"] < 33.3
     text = format_report(r)

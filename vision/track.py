@@ -87,6 +87,8 @@ class Tracker:
     """Keeps identities through a flick. Not thread-safe: one per table session."""
 
     def __init__(self, config: TrackerConfig | None = None):
+        import scipy.optimize  # noqa: F401  (loaded here, not in the first frame: it takes ~0.3 s)
+
         self.config = config or TrackerConfig()
         self.tracks: dict[int, Track] = {}
         self._next_id = 1

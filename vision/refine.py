@@ -63,8 +63,9 @@ class RefineConfig:
     converged_px: float = 0.1
     threads: int = 2
     passes: int = 2
-    choice_blur_px: tuple = (1.1, 2.2)
+    choice_blur_px: tuple = (1.1,)
     choice_clip: float = 40.0
+    choice_ambiguity: float = 1.2
     neighbour_gap: float = 0.8
 
 
@@ -482,25 +483,35 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     whose outline explains the frame best on the same pixels for every choice (a window 2 px around
     the largest outline, less the inside of the smallest top face, whose print says nothing about
     the size, and less other pieces' pixels ``exclude``). Each choice's top and side colours and the
-    mat's brightness are solved linearly; the score is the mean truncated squared residual (grey
-    levels, truncated at ``choice_clip``). Returns the index of the best and the (k,) scores."""
+    mat's brightness are solved linearly, at each blur of ``choice_blur_px`` (the best counts); the
+    score is the mean truncated squared residual (grey levels, truncated at ``choice_clip``).
+    ``c`` is one centre (2,) or one per choice (k, 2). Returns the index of the best and the (k,)
+    scores."""
     import cv2
 
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
     if len(radii) < 2:
         return 0, np.zeros(len(radii))
-    outlines = [_outline_px(transform, c, float(r), h) for r in radii]
-    big, small = outlines[int(np.argmax(radii))][1], outlines[int(np.argmin(radii))][0]
+    centres = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1, 2), (len(radii), 2))
+    outlines = [_outline_px(transform, centres[i], float(r), h) for i, r in enumerate(radii)]
+    allpts = np.vstack([hull for _, hull in outlines])
     pad = int(np.ceil(3 + 2 * max(cfg.choice_blur_px)))
     H, W = image.shape[:2]
-    X0, Y0 = max(int(np.floor(big[:, 0].min())) - pad, 0), max(int(np.floor(big[:, 1].min())) - pad, 0)
-    X1, Y1 = min(int(np.ceil(big[:, 0].max())) + pad + 1, W), min(int(np.ceil(big[:, 1].max())) + pad + 1, H)
+    X0, Y0 = max(int(np.floor(allpts[:, 0].min())) - pad, 0), max(int(np.floor(allpts[:, 1].min())) - pad, 0)
+    X1, Y1 = min(int(np.ceil(allpts[:, 0].max())) + pad + 1, W), min(int(np.ceil(allpts[:, 1].max())) + pad + 1, H)
     w, hgt = X1 - X0, Y1 - Y0
     if w < 6 or hgt < 6:
         return 0, np.zeros(len(radii))
     k5 = np.ones((5, 5), np.uint8)
-    win = cv2.dilate((_coverage_roi(big, X0, Y0, w, hgt) > 0).astype(np.uint8), k5) > 0
-    inner = cv2.erode((_coverage_roi(small, X0, Y0, w, hgt) > 0.99).astype(np.uint8), k5) > 0
+    win = np.zeros((hgt, w), bool)
+    inner = np.ones((hgt, w), bool)
+    covs = []
+    for top, hull in outlines:
+        covs.append((_coverage_roi(top, X0, Y0, w, hgt, ss=2), _coverage_roi(hull, X0, Y0, w, hgt, ss=2)))
+        win |= covs[-1][1] > 0
+        inner &= covs[-1][0] > 0.99
+    win = cv2.dilate(win.astype(np.uint8), k5) > 0
+    inner = cv2.erode(inner.astype(np.uint8), k5) > 0
     sel = win & ~inner
     excl = _exclusion(exclude, X0, Y0, w, hgt)
     if excl is not None:
@@ -512,8 +523,7 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     if f.ndim == 1:
         f, m = f[:, None], m[:, None]
     scores = np.full(len(radii), np.inf)
-    for i, (top, hull) in enumerate(outlines):
-        ct, ch = _coverage_roi(top, X0, Y0, w, hgt, ss=2), _coverage_roi(hull, X0, Y0, w, hgt, ss=2)
+    for i, (ct, ch) in enumerate(covs):
         for blur in cfg.choice_blur_px:  # the image's blur is not known yet: each choice at its best
             at = cv2.GaussianBlur(ct, (0, 0), blur)
             ah = np.maximum(cv2.GaussianBlur(ch, (0, 0), blur), at)
@@ -594,7 +604,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     excl = _exclusion(exclude, X0, Y0, w, hgt)
     g = 0.0  # outward growth of both outlines, image px
     cov = np.full((2, 2), np.inf)
-    rms = contrast = support = 0.0
+    rms = support = 0.0
     coarse = cfg.blur_schedule_px
     last_step = np.inf
     for it in range(cfg.iterations):
@@ -662,8 +672,11 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         _, b_used, at, ah, idx, p_top, p_side, R, wts, mb = best
         if blur is None and it >= len(coarse):
             blur = b_used
-        gy_t, gx_t = np.gradient(at)
-        gy_h, gx_h = np.gradient(ah)
+        # central differences (as np.gradient inside; the band keeps off the ROI's border)
+        gx_t = cv2.Sobel(at, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
+        gy_t = cv2.Sobel(at, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
+        gx_h = cv2.Sobel(ah, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
+        gy_h = cv2.Sobel(ah, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
         gxt, gyt, gxh, gyh = gx_t.ravel()[idx], gy_t.ravel()[idx], gx_h.ravel()[idx], gy_h.ravel()[idx]
         dt = np.column_stack([-(gxt * J_top[0, 0] + gyt * J_top[1, 0]), -(gxt * J_top[0, 1] + gyt * J_top[1, 1]),
                               np.sqrt(gxt * gxt + gyt * gyt)])  # d a_top / d (cx, cy, g)
@@ -679,7 +692,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         rhs = Jw @ R.ravel()
         if not np.all(np.isfinite(G)):
             return None
-        prior = cfg.growth_prior * float(np.median(np.abs(np.diag(G)[:2]))) + 1e-9
+        prior = cfg.growth_prior * 0.5 * float(abs(G[0, 0]) + abs(G[1, 1])) + 1e-9  # the median of the two
         if it < len(coarse):  # the coarse blur misjudges the growth: hold it
             prior *= 1e6
         Gp = G.copy()
@@ -702,13 +715,13 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         except np.linalg.LinAlgError:
             return None
         rms = float(np.sqrt(s2))
-        contrast = float(np.linalg.norm(p_top - np.median(mb, axis=0)))
         support = float((wts > 0.5).mean())
         if _DEBUG:
             _DEBUG.append((it, step, g, b_used))
         if it > len(coarse) and step < cfg.converged_px * mmpp:
             break
         last_step = step
+    contrast = float(np.linalg.norm(p_top - np.median(mb, axis=0)))
     return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp))
 
 
@@ -748,7 +761,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         raise ValueError(f"the empty mat is {background.shape[1]}x{background.shape[0]} but the frame is "
                          f"{image.shape[1]}x{image.shape[0]}: capture the empty mat again")
     mmpp = transform.mm_per_px(rough)
-    outlines = [_outline_px(transform, rough[i], radius[i], height[i], 24)[1] for i in range(n)] if n > 1 else []
+    outlines = [_outline_px(transform, rough[i], radius[i], height[i], 24)[1] for i in range(n)]
     d = np.linalg.norm(rough[:, None, :] - rough[None, :, :], axis=2)
     apart = (d >= cfg.neighbour_gap * (radius[:, None] + radius[None, :])) & \
         (d <= radius[:, None] + radius[None, :] + 2 * (cfg.search_mm + height.max() + 10.0))
@@ -758,37 +771,55 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
 
     def pick(i):
         if choices[i] is None or len(choices[i]) < 2:
-            return np.zeros(1, dtype=np.int64)
+            return np.zeros(1, dtype=np.int64), np.zeros(1)
         others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
-        return np.argsort(radius_choice(image, background, transform, rough[i], choices[i], height[i], cfg, others)[1],
-                          kind="stable")
+        sc = radius_choice(image, background, transform, rough[i], choices[i], height[i], cfg, others)[1]
+        return np.argsort(sc, kind="stable"), sc
 
     def acceptable(fit, i, r):
         return fit is not None and np.all(np.isfinite(fit.c)) and _fit_ok(fit, rough[i], cfg) and \
             abs(fit.growth_px * fit.mm_per_px) <= 0.3 * r
 
     def one(i):
-        # the best-scored size first; if its fit fails (no outline of that size is there), the next
+        """(fit, choice, radius, spread): the best-scored size first, the next if its fit fails (no
+        outline of that size is there); when the next scored within ``choice_ambiguity`` of the
+        best, both are fitted and compared again at their own centres, and ``spread`` (mm) is the
+        distance between the two fits (the position is that unsure)."""
         others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
+        order, sc = orders[i]
+        close = len(order) > 1 and sc[order[1]] < cfg.choice_ambiguity * sc[order[0]]
         first = None
-        for t, k in enumerate(orders[i][:2]):
+        for k in order[:2]:
             r = float(choices[i][k]) if choices[i] is not None else radius[i]
             fit = _model_fit(image, background, transform, rough[i], r, height[i], cfg, exclude=others)
             if first is None:
-                first = (fit, int(k), r)
-            if acceptable(fit, i, r):
-                return fit, int(k), r
+                first = (fit, int(k), r, 0.0)
+            if not acceptable(fit, i, r):
+                continue
+            if k == order[0] and close:
+                k2 = int(order[1])
+                r2 = float(choices[i][k2])
+                fit2 = _model_fit(image, background, transform, rough[i], r2, height[i], cfg, exclude=others)
+                if acceptable(fit2, i, r2):
+                    _, both = radius_choice(image, background, transform, np.vstack([fit.c, fit2.c]),
+                                            [r, r2], height[i], cfg, others)
+                    spread = float(np.linalg.norm(fit.c - fit2.c))
+                    if both[1] < both[0]:
+                        return fit2, k2, r2, spread
+                    return fit, int(k), r, spread
+            return fit, int(k), r, 0.0
         return first
 
     run = _pool(cfg.threads).map if cfg.threads > 1 and n > 1 else map
     orders = list(run(pick, range(n)))
-    for i, order in enumerate(orders):
+    for i, (order, _) in enumerate(orders):
         if order[0]:  # the neighbours' pixels are then left out with the size picked
             outlines[i] = _outline_px(transform, rough[i], float(choices[i][order[0]]), height[i], 24)[1]
     results = list(run(one, range(n)))
-    fits = [f for f, _, _ in results]
-    out.choice[:] = [k for _, k, _ in results]
-    radius[:] = [r for _, _, r in results]
+    fits = [f for f, _, _, _ in results]
+    out.choice[:] = [k for _, k, _, _ in results]
+    radius[:] = [r for _, _, r, _ in results]
+    spread = np.array([sp for _, _, _, sp in results])
     out.radius[:] = radius
     # the residual level: a piece's own, or the frame's typical one if higher (a piece whose model
     # happens to fit well is not more certain than the image noise allows)
@@ -804,7 +835,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         reg = float(transform.sigma_mm(fit.c.reshape(1, 2))[0])
         out.xy[i] = fit.c
         out.radius[i] = radius[i] + fit.growth_px * fit.mm_per_px
-        out.sigma[i] = float(np.sqrt(sig_fit ** 2 + floor ** 2 + reg ** 2))
+        # two sizes explained the piece about as well: it stands at either fit's place
+        out.sigma[i] = float(np.sqrt(sig_fit ** 2 + floor ** 2 + reg ** 2 + (0.5 * spread[i]) ** 2))
         out.quality[i] = fit.support
         out.residual[i] = fit.rms
         out.ok[i] = _fit_ok(fit, rough[i], cfg)

@@ -1,5 +1,8 @@
-"""Attribute classifiers: a multinomial logistic regression on the features of
-``vision/attributes.py``, one per task, saved as a small ``.npz``.
+"""Attribute classifiers, one per task, each saved as a small ``.npz``: a multinomial logistic
+regression on the features of ``vision/attributes.py`` (``LinearClassifier``), or, for the tasks
+with a ``ConvRecipe`` (egg face, card kind), a very small CNN on the crop's pixels
+(``ConvClassifier``: trained with torch by ``fit_conv``, run with onnxruntime, numpy as the
+reference). ``load_model`` reads either; both have ``classes``, ``spec`` and ``predict`` on crops.
 
 Tasks (``TASKS``): ``egg-face`` (whole / broken), ``egg-colour`` (blue, purple, red, yellow),
 ``card`` (cat, dog, bear, cookie, good-boy, back: on a card rectified upright), ``team`` (home /

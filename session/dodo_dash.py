@@ -601,8 +601,12 @@ class DodoDashSession(Session):
         return {str(names[i]): v for i, v in zip(idx, calls)}
 
     def _track(self):
-        name = getattr(self.game, "track", None)
-        name = getattr(name, "name", None)
+        """The board track the race is on: the engine keeps its name in ``state["track"]`` (its
+        ``track`` is a layout helper without a name); the board's first track otherwise."""
+        state = getattr(self.game, "state", None)
+        name = state.get("track") if isinstance(state, dict) else None
+        if name is None:
+            name = getattr(getattr(self.game, "track", None), "name", None)
         tracks = self.board.tracks
         return tracks.get(name) if name in tracks else next(iter(tracks.values()))
 

@@ -444,10 +444,11 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--players", type=int, default=3)
     ap.add_argument("--board", default="dodo-dash/dodorado-temple")
+    ap.add_argument("--track", default="outer")
     ap.add_argument("--throws", type=int, default=6)
     ap.add_argument("--json", action="store_true", help="the whole report as JSON")
     a = ap.parse_args(argv)
-    rep = play_dodo_dash(seed=a.seed, players=a.players, board=a.board, max_throws=a.throws)
+    rep = play_dodo_dash(seed=a.seed, players=a.players, board=a.board, track=a.track, max_throws=a.throws)
     print(json.dumps(rep.to_dict(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.engine_equal else 1
 

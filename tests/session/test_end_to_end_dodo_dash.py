@@ -91,3 +91,12 @@ def test_engine_layout_follows_the_board():
     assert [h["need"] for h in sec["hexes"]] == list(first.rolls)
     assert sec["hexes"][2]["bonus"] == {"draw": 1} and sec["hexes"][4]["bonus"] == {"advance": 2}
     assert lay["charms"] == list(track.charms)
+
+
+def test_racer_hexes_are_read_on_the_track_the_race_is_on():
+    # the Temple's inner track: each racer's hex is read on it, not on the board's first (outer) one
+    # (seen: 118 reads right, none sent to a person, 4 throws)
+    race = play_dodo_dash(seed=3, players=3, board="dodo-dash/dodorado-temple", track="inner", max_throws=4)
+    assert race.positions["right"] >= 100 and race.positions["asked"] == 0 and race.positions["wrong"] == 0
+    assert race.session._track().name == "inner"
+    assert race.engine_equal, race.engine_diff

@@ -35,10 +35,18 @@ class DodoDashSession(Session):
     GAME = GAME
 
     def new_game(self, **setup):
+        """The engine's race on this board: unless ``layout`` is given, the track the engine picks
+        (by name, ``outer``/``inner``) is laid out from the calibration board's track of that name
+        (its hexes, traps, drifts, charms and bases), so the hexes the camera reads are the
+        engine's hexes."""
         from rules import dodo_dash
 
         setup.setdefault("dice", "table")
-        return dodo_dash.new_game(**setup)
+        game = dodo_dash.new_game(**setup)
+        name = game.state.get("track")
+        if "layout" not in setup and name in self.board.tracks:
+            game = dodo_dash.new_game(**setup, layout=engine_layout(self.board.tracks[name]))
+        return game
 
     def expecting(self) -> dict | None:
         p = self.game.pending
@@ -675,3 +683,22 @@ def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 8
     rid, i = best
     others = [o for o, g in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= graze_mm]
     return rid, P[i], others
+
+
+def engine_layout(track) -> dict:
+    """The engine's track dict (``new_game(layout=...)``) for a calibration board's closed track:
+    its hexes, traps, drift sections (the engine's ``start`` is the hex before the first drift hex,
+    from which advancing onto it triggers the sequence), charms and Treasure Hunt bases."""
+    drift = []
+    for d in track.drift:
+        hexes = []
+        for i, need in enumerate(d.rolls):
+            b = d.bonuses[i] if i < len(d.bonuses) else ""
+            bonus = {}
+            if b:
+                what, n = b.rsplit("-", 1)
+                bonus[what] = int(n)
+            hexes.append({"need": int(need), **({"bonus": bonus} if bonus else {})})
+        drift.append({"start": (int(d.hexes[0]) - 1) % len(track.hexes), "hexes": hexes})
+    return {"loop": True, "hexes": len(track.hexes), "traps": [int(h) for h in track.traps], "drift": drift,
+            "charms": [int(h) for h in track.charms], "treasure_bases": [int(h) for h in track.bases]}

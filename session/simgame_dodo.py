@@ -33,6 +33,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
+from session.dodo_dash import engine_layout
 from session.simgame import _check_identities
 
 GAME = "dodo-dash"
@@ -99,25 +100,6 @@ class RaceReport:
         lines.append(f"engine vs replay of the true facts: {'equal' if self.engine_equal else 'DIFFERENT ' + str(self.engine_diff)}")
         lines.append(f"final positions {self.final_positions}; winners {self.winners} (truth {self.truth_winners})")
         return "\n".join(lines)
-
-
-def engine_layout(track) -> dict:
-    """The engine's track dict (``new_game(layout=...)``) for a calibration board's closed track:
-    its hexes, traps, drift sections (the engine's ``start`` is the hex before the first drift hex,
-    from which advancing onto it triggers the sequence), charms and Treasure Hunt bases."""
-    drift = []
-    for d in track.drift:
-        hexes = []
-        for i, need in enumerate(d.rolls):
-            b = d.bonuses[i] if i < len(d.bonuses) else ""
-            bonus = {}
-            if b:
-                what, n = b.rsplit("-", 1)
-                bonus[what] = int(n)
-            hexes.append({"need": int(need), **({"bonus": bonus} if bonus else {})})
-        drift.append({"start": (int(d.hexes[0]) - 1) % len(track.hexes), "hexes": hexes})
-    return {"loop": True, "hexes": len(track.hexes), "traps": [int(h) for h in track.traps], "drift": drift,
-            "charms": [int(h) for h in track.charms], "treasure_bases": [int(h) for h in track.bases]}
 
 
 class _Bot:

@@ -7,6 +7,7 @@ import pytest
 
 from session.bench import _StubDodoDash, play_scene
 from session.dodo_dash import DodoDashSession
+from session.oracle import OracleDetector
 from sim.suites import _board, make_scenario
 from sim.truth import dodo_dash_answers
 
@@ -105,3 +106,21 @@ def test_near_misses_are_never_called_wrong_either_side():
         assert verdict.answer in ("too_close", "yes" if touched else "no"), (index, scn.meta["intended_clearance_mm"])
         right[touched] += verdict.answer != "too_close"
     assert right[True] >= 2 and right[False] >= 2
+
+
+@pytest.mark.parametrize("board_ref", ["dodo-dash/dodorado-jungle", "dodo-dash/dodorado-temple"])
+def test_a_new_race_is_laid_out_on_the_boards_track(board_ref):
+    """The engine's track is the calibration board's (hex numbers the camera reads are the engine's),
+    whichever track the engine picks; a layout given by the caller wins."""
+
+    board = _board(board_ref)
+    for players in (("A", "B", "C"), ("A", "B", "C", "D", "E")):
+        s = DodoDashSession(board, OracleDetector(board), players=players)
+        name = s.game.state["track"]
+        assert name in board.tracks
+        lay = s.game.state["layout"]
+        assert lay["hexes"] == len(board.tracks[name].hexes)
+        assert sorted(lay["traps"]) == sorted(int(h) for h in board.tracks[name].traps)
+    given = {"loop": True, "hexes": 30, "traps": [], "drift": [], "charms": [], "treasure_bases": []}
+    s = DodoDashSession(board, OracleDetector(board), layout=given)
+    assert s.game.state["layout"]["hexes"] == 30

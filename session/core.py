@@ -413,7 +413,7 @@ class Session:
             self.flicks.remove(flick)
             self._emit({"kind": "flick", "state": "discarded", "flick": flick.id, "why": "moved within one frame (placed by hand)"})
             return
-        self._declared = None
+        declared, self._declared = self._declared, None
         self._armed = False
         flick.t_settle, flick.index_settle = rec.t, rec.index
         flick.after = {str(n): (float(obs.xy[i, 0]), float(obs.xy[i, 1])) for i, n in enumerate(obs.attributes["name"]) if n}
@@ -421,6 +421,9 @@ class Session:
         flick.ruling = ruling
         if ruling is None:
             flick.status = "no-call"
+            # nothing was decided (a racer moved by hand while a throw is awaited): the action the
+            # players announced is still the next one
+            self._declared, self._armed = declared, flick.armed
         elif ruling.ready and self.config.auto_apply:
             self._apply(flick)
         else:

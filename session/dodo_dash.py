@@ -70,15 +70,22 @@ class DodoDashSession(Session):
         return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
 
     def projectile_track(self, flick: Flick):
-        """The projectile: the track of a projectile kind that moved most during the flick."""
+        """The projectile: the track of a projectile kind that moved most during the flick, or None
+        when none moved beyond its noise (across the mat or up and down: a Meteorite may fall
+        straight) — a racer straightened by hand is no throw."""
         kind = flick.expected.get("projectile", "")
+        z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
+        xy_min, z_min = max(3.0, 6.0 * self._rest_sigma()), max(3.0, 6.0 * z_sigma)
         best, best_d = None, 0.0
         for tr in self.flick_tracks(flick, self.t0(flick)):
             if tr.kind not in PROJECTILES or (kind and tr.kind != kind):
                 continue
             _, xy = tr.trajectory()
             d = float(np.ptp(xy, axis=0).max()) if len(xy) > 1 else 0.0
-            if best is None or d > best_d:
+            z = np.array([float(fr.obs.height[k[0]]) for fr in flick.frames
+                          if len(k := np.flatnonzero(fr.obs.track_id == tr.id))])
+            moved = max(d / xy_min, float(np.ptp(z)) / z_min if len(z) > 1 else 0.0)
+            if moved > 1.0 and (best is None or d > best_d):
                 best, best_d = tr, d
         return best
 

@@ -124,3 +124,28 @@ def test_a_new_race_is_laid_out_on_the_boards_track(board_ref):
     given = {"loop": True, "hexes": 30, "traps": [], "drift": [], "charms": [], "treasure_bases": []}
     s = DodoDashSession(board, OracleDetector(board), layout=given)
     assert s.game.state["layout"]["hexes"] == 30
+
+
+def test_a_racer_moved_by_hand_while_a_throw_is_awaited_keeps_the_throw_announced():
+    """A flick in which no projectile moves (a player straightening a racer) makes no call, and the
+    throw the players announced is still the next flick."""
+    from dataclasses import replace
+
+    from sim.live import LiveFrame
+    from sim.scene import Scene
+
+    scn = make_scenario("dodo-dash/throws", 2, 0)  # an Egg, at rest on the mat until flicked
+    assert scn.meta["projectile"] == "egg"
+    board = _board(scn.board)
+    s = DodoDashSession(board, OracleDetector(board, seed=1), game=_StubDodoDash(scn.meta))
+    racer = next(p for p in scn.initial.pieces if p.kind == "racer")
+    xs = [racer.x] * 10 + [racer.x + 4.0 * k for k in range(1, 7)] + [racer.x + 24.0] * 15
+    for i, x in enumerate(xs):
+        pieces = [replace(p, x=x) if p.id == racer.id else p for p in scn.initial.pieces]
+        s.step(LiveFrame(i, i / 30, Scene(scn.initial.game, scn.initial.board, pieces, i / 30)))
+        if i == 3:
+            for tid, pid in zip(s._last_obs.track_id, s.detector.last_ids):
+                s.assign(int(tid), pid)
+            s._armed = True
+    assert [f.status for f in s.flicks] == ["no-call"]
+    assert s._armed and s.expecting()["action"] == "throw"

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
                        description="Render crops, fit the attribute classifiers, measure them on other seeds, save them.")
     a.add_argument("--task", action="append", default=None,
                    help="a task to train (repeat; default: all of egg-face, egg-colour, card, team, colour, racer-colour)")
-    a.add_argument("--frames", type=int, default=600, help="training renders per task (about 24 pieces each)")
+    a.add_argument("--frames", type=int, default=None,
+                   help="training renders per task (about 24 pieces each; default: the task's recipe, 600 or 1200)")
     a.add_argument("--test-frames", type=int, default=150, help="held-out renders per task (other seeds)")
     a.add_argument("--seed", type=int, default=1, help="training seed; the test seed is seed + 1000")
     a.add_argument("--out", default=None, help="output folder (default: models/attributes)")
@@ -58,7 +59,7 @@ def run_attributes(args: argparse.Namespace) -> int:
     tasks = args.task or list(TASKS)
     for t in tasks:
         get_task(t)
-    if args.frames < 2 or args.test_frames < 1:
+    if (args.frames is not None and args.frames < 2) or args.test_frames < 1:
         raise ValueError("--frames must be at least 2 and --test-frames at least 1")
     out = Path(args.out) if args.out else SHIPPED_DIR
     out.mkdir(parents=True, exist_ok=True)
@@ -66,22 +67,35 @@ def run_attributes(args: argparse.Namespace) -> int:
     all_metrics = json.loads(metrics_path.read_text()) if metrics_path.exists() else {}
     for task in tasks:
         t0 = time.perf_counter()
-        train = render_crops(task, args.frames, seed=args.seed, progress=_bar(f"{task}: train renders", args.quiet))
+        frames = args.frames or get_task(task).frames
+        train = render_crops(task, frames, seed=args.seed, progress=_bar(f"{task}: train renders", args.quiet))
         test = render_crops(task, args.test_frames, seed=args.seed + 1000, progress=_bar(f"{task}: test renders", args.quiet))
         t1 = time.perf_counter()
-        meta = {"data": f"render_crops({task!r}, frames={args.frames}, seed={args.seed})",
+        meta = {"data": f"render_crops({task!r}, frames={frames}, seed={args.seed})",
                 "test_data": f"render_crops({task!r}, frames={args.test_frames}, seed={args.seed + 1000})"}
-        clf, m = train_task(task, train.crops, train.labels, test.crops, test.labels, meta=meta)
+        clf, m = train_task(task, train.crops, train.labels, test.crops, test.labels, meta=meta,
+                            progress=None if args.quiet else _epochs(task))
         t2 = time.perf_counter()
         path = clf.save(out / f"{task}.npz")
         m.update({"n_train": len(train), "render_s": round(t1 - t0, 1), "fit_s": round(t2 - t1, 1),
-                  "frames": args.frames, "test_frames": args.test_frames, "seed": args.seed,
+                  "frames": frames, "test_frames": args.test_frames, "seed": args.seed,
                   "file_kb": round(path.stat().st_size / 1024, 1)})
         all_metrics[task] = m
         metrics_path.write_text(json.dumps(all_metrics, indent=1, sort_keys=True) + "\n")
         print(f"{task:10s} accuracy {m['accuracy'] * 100:6.2f}% on {m['n']} held-out crops "
               f"({len(train)} train; render {t1 - t0:.0f}s, fit {t2 - t1:.0f}s) -> {path}")
     return 0
+
+
+def _epochs(task: str):
+    """``progress(epoch, epochs, history)`` for a network's training: one line per epoch."""
+
+    def show(epoch: int, epochs: int, history: list) -> None:
+        last = history[-1] if history else {}
+        figures = ", ".join(f"{k} {v:.4g}" for k, v in last.items() if isinstance(v, (int, float)) and k != "epoch")
+        print(f"{task}: epoch {epoch}/{epochs}" + (f" ({figures})" if figures else ""), flush=True)
+
+    return show
 
 
 def run_detector(args: argparse.Namespace) -> int:

@@ -67,12 +67,13 @@ class Task:
     l2: float = 1e-3
     help: str = ""
     conv: ConvRecipe | None = None
+    frames: int = 600  # training renders ``tableref train attributes`` makes by default (about 24 pieces each)
 
 
 TASKS = {
     "egg-face": Task("egg-face", ("whole", "broken"), FeatureSpec((32, 32), ("colour", "radial", "hog", "lbp"), 8, True),
                      help="Morris egg token: whole or broken face up",
-                     conv=ConvRecipe((32, 32), (16, 32, 64, 64), epochs=12, symmetry="quarter-turns")),
+                     conv=ConvRecipe((32, 32), (16, 32, 64, 64), epochs=12, symmetry="quarter-turns"), frames=1200),
     "egg-colour": Task("egg-colour", EGG_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, True),
                        help="Morris egg token colour"),
     "card": Task("card", CARD_KINDS, FeatureSpec((40, 56), ("colour", "hog"), 8, False),

@@ -31,6 +31,8 @@ def register(subparsers) -> None:
                    help="fit together with a sample of rendered training crops (slower; keeps the renders working)")
     p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--keep-worse", action="store_true",
+                   help="save the profile even when the shipped model does better on these examples")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=run)
 
@@ -47,6 +49,6 @@ def run(args: argparse.Namespace) -> int:
         capture_examples(args.camera, args.task, args.images, classes, shots=args.shots)
     crops, labels = load_examples(args.images, args.task)
     result = teach(args.task, crops, labels, profile=args.profile, with_shipped=args.with_shipped,
-                   folds=args.folds, seed=args.seed)
+                   folds=args.folds, seed=args.seed, keep_worse=args.keep_worse)
     print(json.dumps(result.to_dict(), indent=1) if args.json else result.summary())
     return 0

@@ -61,6 +61,7 @@ class TeachResult:
     per_class_recall: dict = field(default_factory=dict)
     method: str = "refit"
     cv_by_method: dict = field(default_factory=dict)
+    kept_shipped: bool = False  # not saved: the shipped model did better on the user's examples
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -76,8 +77,11 @@ class TeachResult:
                 f"  shipped model on the same examples: {shipped}\n"
                 + (f"  note: the shipped model (which never saw these examples) does at least as well; the profile "
                    f"is worth using only if it does better on your table\n"
-                   if self.shipped_accuracy is not None and self.shipped_accuracy >= self.cv_accuracy else "")
-                + f"  profile {self.profile!r} saved: {self.path} ({self.seconds:.1f}s)")
+                   if self.shipped_accuracy is not None and self.shipped_accuracy >= self.cv_accuracy
+                   and not self.kept_shipped else "")
+                + (f"  not saved: the shipped model does better on your examples, so {self.task} stays with it "
+                   f"(--keep-worse saves the profile anyway) ({self.seconds:.1f}s)" if self.kept_shipped else
+                   f"  profile {self.profile!r} saved: {self.path} ({self.seconds:.1f}s)"))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -238,9 +242,12 @@ def stratified_folds(labels, k: int, seed: int = 0) -> list:
 
 def teach(task: str, crops: list, labels, profile: str = "default", with_shipped: bool = False,
           folds: int = 5, seed: int = 0, copies: int = 8, bank_frames: int = 30, home: str | Path | None = None,
-          save: bool = True) -> TeachResult:
+          save: bool = True, keep_worse: bool = False) -> TeachResult:
     """Adapt ``task``'s classifier to the user's ``crops`` (BGR, image px) with ``labels`` (n,),
-    cross-validate, save under the profile (see the module docstring)."""
+    cross-validate, save under the profile (see the module docstring). When the shipped model scores
+    better on the user's examples than the profile's cross-validated accuracy, the profile's model is
+    not saved (``kept_shipped``; the task keeps reading the shipped model, and a model the profile
+    already holds is left as it is) unless ``keep_worse``."""
     from vision.attributes import features
 
     t0 = time.perf_counter()
@@ -296,20 +303,28 @@ def teach(task: str, crops: list, labels, profile: str = "default", with_shipped
     except OSError:
         pass
     path = Path("")
+    cv_acc = float(np.mean(fold_acc))
+    kept_shipped = save and not keep_worse and shipped_acc is not None and shipped_acc > cv_acc
     if save:
         pdir = profile_dir(profile, home)
         if pdir.resolve() == SHIPPED_DIR.resolve() or SHIPPED_DIR.resolve() in pdir.resolve().parents:
             raise TeachError(f"{pdir}: a profile may not live in the shipped models folder; set TABLEREF_HOME elsewhere")
-        path = final.save(pdir / f"{task}.npz")
         info_path = pdir / "profile.json"
         info = json.loads(info_path.read_text()) if info_path.exists() else {"profile": profile, "tasks": {}}
-        info["tasks"][task] = {"classes": list(classes), "counts": counts, "cv_accuracy": float(np.mean(fold_acc)), "method": method,
-                               "folds": k, "shipped_accuracy": shipped_acc, "with_shipped": bank is not None,
-                               "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        if kept_shipped:
+            info.setdefault("declined", {})[task] = {"cv_accuracy": cv_acc, "shipped_accuracy": shipped_acc,
+                                                     "counts": counts, "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        else:
+            path = final.save(pdir / f"{task}.npz")
+            info["tasks"][task] = {"classes": list(classes), "counts": counts, "cv_accuracy": cv_acc, "method": method,
+                                   "folds": k, "shipped_accuracy": shipped_acc, "with_shipped": bank is not None,
+                                   "saved": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            info.get("declined", {}).pop(task, None)
+        pdir.mkdir(parents=True, exist_ok=True)
         info_path.write_text(json.dumps(info, indent=1) + "\n")
-    return TeachResult(task, profile, str(path), list(classes), counts, k, float(np.mean(fold_acc)), fold_acc,
+    return TeachResult(task, profile, str(path) if path != Path("") else "", list(classes), counts, k, cv_acc, fold_acc,
                        shipped_acc, bank is not None, time.perf_counter() - t0, recall, method,
-                       {m: float(np.mean(v[0])) for m, v in cv.items()})
+                       {m: float(np.mean(v[0])) for m, v in cv.items()}, kept_shipped)
 
 
 def held_back_benchmark(task: str, teach_frames: int = 6, test_frames: int = 6, per_class: int = 10, seed: int = 7000,
@@ -337,7 +352,7 @@ def held_back_benchmark(task: str, teach_frames: int = 6, test_frames: int = 6, 
 
     with tempfile.TemporaryDirectory() as tmp:
         res = teach(task, [crops[i] for i in teach_idx], data.labels[teach_idx], profile="held-back",
-                    with_shipped=with_shipped, folds=folds, home=home or tmp)
+                    with_shipped=with_shipped, folds=folds, home=home or tmp, keep_worse=True)
         taught = LinearClassifier.load(res.path)
     p, _ = taught.predict(test_crops)
     return {"task": task, "n_teach": len(teach_idx), "n_test": len(test_idx), "method": res.method,

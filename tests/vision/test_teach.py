@@ -134,3 +134,33 @@ def test_capture_examples_from_a_folder_source(tmp_path):
     assert len(asked) == 2 and "red" in asked[0]
     crops, labels = load_examples(out, "team")
     assert sorted(labels) == ["green"] * 3 + ["red"] * 3
+
+
+@needs_models
+def test_a_profile_worse_than_the_shipped_model_is_not_saved_unless_asked(tmp_path):
+    """Egg faces in our own print: the shipped network is (near) perfect on them and a profile from six
+    examples per face cannot beat it (its cross-validated accuracy 67-88 % here), so the task stays with the shipped model; a model the profile already held
+    is left untouched; ``keep_worse`` saves it anyway."""
+    from vision.attribute_data import render_crops
+
+    data = render_crops("egg-face", 6, seed=7001)
+    rng = np.random.default_rng(1)
+    idx = []
+    for c in sorted(set(data.labels)):
+        idx += list(rng.choice(np.where(data.labels == c)[0], 6, replace=False))
+    crops, labels = [data.crops[i] for i in idx], data.labels[idx]
+    older = tmp_path / "profiles" / "mine" / "egg-face.npz"
+    older.parent.mkdir(parents=True)
+    older.write_bytes(b"an earlier profile model")
+    res = teach("egg-face", crops, labels, profile="mine", folds=2, copies=1, home=tmp_path)
+    assert res.shipped_accuracy > res.cv_accuracy and res.kept_shipped and res.path == ""
+    assert "not saved" in res.summary()
+    assert older.read_bytes() == b"an earlier profile model"
+    import json
+
+    info = json.loads((tmp_path / "profiles" / "mine" / "profile.json").read_text())
+    assert "egg-face" in info["declined"] and "egg-face" not in info["tasks"]
+    res = teach("egg-face", crops, labels, profile="mine", folds=2, copies=1, home=tmp_path, keep_worse=True)
+    assert not res.kept_shipped and older.read_bytes() != b"an earlier profile model"
+    info = json.loads((tmp_path / "profiles" / "mine" / "profile.json").read_text())
+    assert "egg-face" in info["tasks"] and "egg-face" not in info["declined"]

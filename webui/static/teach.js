@@ -46,7 +46,7 @@ $("run").addEventListener("click", async () => {
     <tr><th>folds</th><td>${r.fold_accuracy.map((a) => (a * 100).toFixed(0) + "%").join(" ")}</td></tr>
     <tr><th>per class (recall)</th><td>${Object.entries(r.per_class_recall).map(([c, v]) => `${TR.esc(c)} ${(v * 100).toFixed(0)}%`).join(", ")}</td></tr>
     <tr><th>shipped model on the same examples</th><td>${shipped}</td></tr>
-    <tr><th>saved</th><td>${TR.esc(r.path)} in the data folder (${r.seconds.toFixed(1)} s)</td></tr></table>`;
+    <tr><th>saved</th><td>${r.kept_shipped ? "not saved: the shipped model does better on these examples, so this task stays with it" : `${TR.esc(r.path)} in the data folder`} (${r.seconds.toFixed(1)} s)</td></tr></table>`;
   refresh();
 });
 $("use").addEventListener("click", () => TR.api("PUT", "/api/profile", { profile: $("active").value || null }).then((r) => { TR.toast(`active profile: ${r.active || "shipped models"}`); refresh(); }).catch(() => {}));

@@ -489,12 +489,14 @@ class Detector:
         self.occluders = np.zeros((0, 4))
         self.reuse = reuse
         self._cache = None  # (frame, rough xy, kinds, Refined) of the last call, for unchanged pieces
+        self._attr_cache = None  # (frame, xy, kinds, attributes) of the last call
         self.reused = 0
+        self.attributes_reused = 0
 
     def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
         c0 = time.process_time()
         t0 = time.perf_counter()
-        self.reused = 0
+        self.reused = self.attributes_reused = 0
         if self.method == "yolo":
             cand = yolo_candidates(frame, self.transform, self.detector, self.game, self.kinds, self.config)
             cand = _suppress_duplicates(cand, self.kinds)
@@ -511,12 +513,52 @@ class Detector:
         obs = self._refined(frame, cand, frame_index, timestamp)
         t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
-            obs.attributes.update(_attributes(frame, self.transform, obs, self.game, self.profile))
+            obs.attributes.update(self._attributes_cached(frame, obs))
         t3, c3 = time.perf_counter(), time.process_time()
         self.occluders = cand.occluders
         self.timings_ms = {"detect": 1000 * (t1 - t0), "refine": 1000 * (t2 - t1), "attributes": 1000 * (t3 - t2)}
         self.cpu_ms = {"detect": 1000 * (c1 - c0), "refine": 1000 * (c2 - c1), "attributes": 1000 * (c3 - c2)}
         return obs
+
+    def _unchanged(self, frame, old_frame, box) -> bool:
+        """Whether the image patch in ``box`` (x0, y0, x1, y1 image px) is the same in both frames
+        (mean difference below ``reuse_level`` grey levels)."""
+        h, w = frame.shape[:2]
+        x0, y0 = max(int(box[0]) - 2, 0), max(int(box[1]) - 2, 0)
+        x1, y1 = min(int(np.ceil(box[2])) + 3, w), min(int(np.ceil(box[3])) + 3, h)
+        a, b = frame[y0:y1, x0:x1], old_frame[y0:y1, x0:x1]
+        return bool(a.size) and float(np.mean(np.abs(a.astype(np.int16) - b))) < self.config.reuse_level
+
+    def _attributes_cached(self, frame, obs: Observation) -> dict:
+        """:func:`_attributes` for the pieces that changed since the last frame; a piece found again
+        at the same place (within ``reuse_mm``, same kind) whose patch has not changed keeps its
+        last attributes (``attributes_reused`` counts them)."""
+        n = len(obs)
+        cache, self._attr_cache, self.attributes_reused = self._attr_cache, None, 0
+        src = np.full(n, -1)
+        if self.reuse and cache is not None and cache[0].shape == frame.shape and len(cache[1]):
+            old_frame, old_xy, old_kinds, _ = cache
+            boxes = _boxes_of(self.transform, obs)
+            for i in range(n):
+                d = np.linalg.norm(old_xy - obs.xy[i], axis=1)
+                j = int(np.argmin(d))
+                if d[j] <= self.config.reuse_mm and old_kinds[j] == obs.kind[i] and self._unchanged(frame, old_frame, boxes[i]):
+                    src[i] = j
+        fresh = src < 0
+        self.attributes_reused = int((~fresh).sum())
+        new = _attributes(frame, self.transform, obs[fresh], self.game, self.profile) if fresh.any() else {}
+        old = cache[3] if cache is not None else {}
+        out = {}
+        for key in set(new) | set(old):
+            col = np.full(n, "", dtype=object)
+            if key in new:
+                col[fresh] = new[key]
+            if key in old and (~fresh).any():
+                col[~fresh] = old[key][src[~fresh]]
+            out[key] = col
+        if self.reuse:
+            self._attr_cache = (frame.copy(), obs.xy.copy(), list(obs.kind), out)
+        return out
 
     def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None):
         """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.

@@ -159,6 +159,30 @@ def test_live_loop_reuses_the_fit_of_pieces_that_did_not_move(frame):
     assert det.reused == 0
 
 
+def test_live_loop_reuses_the_attributes_of_pieces_that_did_not_move(frame, monkeypatch):
+    import vision.detect as detect
+
+    image, empty, T, scene, _ = frame
+    det = Detector(BOARD, T, specs=SPECS, background=empty, method="classical", attributes=True)
+    calls = []
+    real = detect._attributes
+
+    def counting(frame, transform, obs, game, profile):
+        calls.append(len(obs))
+        return real(frame, transform, obs, game, profile)
+
+    monkeypatch.setattr(detect, "_attributes", counting)
+    first = det(image)
+    assert calls == [len(first)] and det.attributes_reused == 0 and "team" in first.attributes
+    again = det(image.copy())
+    assert calls == [len(first)] and det.attributes_reused == len(first)  # nothing classified again
+    assert list(again.attributes["team"]) == list(first.attributes["team"])
+    # every patch changed (light flicker of ±8 grey levels): classify again
+    flicker = np.random.default_rng(0).integers(-8, 9, image.shape)
+    det(np.clip(image.astype(int) + flicker, 0, 255).astype(np.uint8))
+    assert len(calls) == 2 and calls[-1] >= len(first) - 1 and det.attributes_reused == 0
+
+
 def test_hybrid_adds_yolo_pieces_the_difference_cannot_name(frame):
     image, empty, T, scene, truth = frame
     names = {0: "disc-medium", 1: "backboard"}

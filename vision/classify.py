@@ -109,8 +109,20 @@ def get_task(name: str) -> Task:
     return TASKS[name]
 
 
+class _Predicts:
+    """``predict`` from a classifier's ``predict_proba`` and ``classes``."""
+
+    def predict(self, crops) -> tuple[np.ndarray, np.ndarray]:
+        """(n,) labels (object) and (n,) confidence of n crops."""
+        P = self.predict_proba(crops)
+        if not len(P):
+            return np.zeros(0, dtype=object), np.zeros(0)
+        i = P.argmax(1)
+        return self.classes[i], P[np.arange(len(P)), i]
+
+
 @dataclass
-class LinearClassifier:
+class LinearClassifier(_Predicts):
     """Softmax regression on standardised features. ``classes`` (k,) str; ``mean``, ``scale`` (d,);
     ``weights`` (d, k); ``bias`` (k,); ``spec`` the features it expects; ``meta`` provenance."""
 
@@ -208,13 +220,6 @@ class LinearClassifier:
         """(n, k) probabilities of n crops (BGR, image px, any size)."""
         return self.predict_proba_features(features(crops, self.spec))
 
-    def predict(self, crops) -> tuple[np.ndarray, np.ndarray]:
-        """(n,) labels (object) and (n,) confidence of n crops."""
-        P = self.predict_proba(crops)
-        if not len(P):
-            return np.zeros(0, dtype=object), np.zeros(0)
-        i = P.argmax(1)
-        return self.classes[i], P[np.arange(len(P)), i]
 
     # ---------------------------------------------------------------- files
 
@@ -308,7 +313,7 @@ SYMMETRIES = {"none": ((0, False),), "half-turn": ((0, False), (2, False)),
 
 
 @dataclass
-class ConvClassifier:
+class ConvClassifier(_Predicts):
     """A small CNN on the crop's pixels: blocks of 3x3 convolution + ReLU (batch norm folded in),
     a 2x2 max-pool after every block but the last, global average pooling and a linear layer.
     ``convs`` a list of (3, 3, c_in, c_out) float32 kernels, ``biases`` their (c_out,) biases;
@@ -415,13 +420,6 @@ class ConvClassifier:
         e /= e.sum(1, keepdims=True)
         return e.reshape(len(views), n, k).mean(0)
 
-    def predict(self, crops) -> tuple[np.ndarray, np.ndarray]:
-        """(n,) labels (object) and (n,) confidence of n crops."""
-        P = self.predict_proba(crops)
-        if not len(P):
-            return np.zeros(0, dtype=object), np.zeros(0)
-        i = P.argmax(1)
-        return self.classes[i], P[np.arange(len(P)), i]
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)

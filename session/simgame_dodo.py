@@ -418,6 +418,31 @@ def _state_diff(a: dict, b: dict) -> list[str]:
     return out
 
 
+def races(start: int, count: int, max_throws: int = 6) -> dict:
+    """``count`` races from seed ``start``: 3 and 4 players in turn, the Jungle board every third
+    seed and the Temple otherwise; totals of throws by status (and by projectile), hex reads,
+    identities, and how many races ended equal to the truth's replay."""
+    from collections import Counter
+
+    throws, by_kind, pos = Counter(), {}, Counter()
+    out = {"races": count, "engine_equal": 0, "finished": 0, "identity_checks": 0, "identity_errors": 0, "wrong": []}
+    for seed in range(start, start + count):
+        board = "dodo-dash/dodorado-jungle" if seed % 3 == 0 else "dodo-dash/dodorado-temple"
+        rep = play_dodo_dash(seed=seed, players=3 + seed % 2, board=board, max_throws=max_throws)
+        for row in rep.throws:
+            throws[row["status"]] += 1
+            by_kind.setdefault(row["projectile"], Counter())[row["status"]] += 1
+            if row["status"] == "wrong":
+                out["wrong"].append({"seed": seed, "projectile": row["projectile"], **row.get("diffs", {})})
+        pos.update(rep.positions)
+        out["engine_equal"] += bool(rep.engine_equal)
+        out["finished"] += rep.winners is not None
+        out["identity_checks"] += rep.identity_checks
+        out["identity_errors"] += rep.identity_errors
+    out.update(throws=dict(throws), by_projectile={k: dict(v) for k, v in sorted(by_kind.items())}, positions=dict(pos))
+    return out
+
+
 def main(argv=None) -> int:
     import argparse
     import json
@@ -428,8 +453,25 @@ def main(argv=None) -> int:
     ap.add_argument("--board", default="dodo-dash/dodorado-temple")
     ap.add_argument("--track", default="outer")
     ap.add_argument("--throws", type=int, default=6)
+    ap.add_argument("--races", type=int, default=0,
+                    help="play this many races from --seed (3 and 4 players in turn, the Jungle every third) and print totals")
     ap.add_argument("--json", action="store_true", help="the whole report as JSON")
     a = ap.parse_args(argv)
+    if a.races:
+        tot = races(a.seed, a.races, a.throws)
+        if a.json:
+            print(json.dumps(tot, indent=1))
+        else:
+            print(f"{tot['races']} Dodo Dash races from seed {a.seed}: engine equal to the truth's replay in "
+                  f"{tot['engine_equal']}, {tot['finished']} ran to a winner")
+            print("  throws: " + ", ".join(f"{k} {v}" for k, v in sorted(tot["throws"].items())))
+            print("  by projectile: " + "; ".join(f"{k} " + ", ".join(f"{s} {n}" for s, n in sorted(v.items()))
+                                                for k, v in tot["by_projectile"].items()))
+            print("  racer hexes read: " + ", ".join(f"{k} {v}" for k, v in sorted(tot["positions"].items())) +
+                  f"; identity errors {tot['identity_errors']}/{tot['identity_checks']}")
+            for w in tot["wrong"]:
+                print(f"  wrong: {w}")
+        return 0 if tot["engine_equal"] == tot["races"] else 1
     rep = play_dodo_dash(seed=a.seed, players=a.players, board=a.board, track=a.track, max_throws=a.throws)
     print(json.dumps(rep.to_dict(), indent=1, default=str) if a.json else rep.text())
     return 0 if rep.engine_equal else 1

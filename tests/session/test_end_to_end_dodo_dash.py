@@ -100,3 +100,14 @@ def test_racer_hexes_are_read_on_the_track_the_race_is_on():
     assert race.positions["right"] >= 100 and race.positions["asked"] == 0 and race.positions["wrong"] == 0
     assert race.session._track().name == "inner"
     assert race.engine_equal, race.engine_diff
+
+
+def test_races_total_every_throw_and_read():
+    from session.simgame_dodo import play_dodo_dash, races
+
+    tot = races(1, 2, max_throws=2)
+    assert tot["races"] == 2 and tot["engine_equal"] == 2
+    one = [play_dodo_dash(seed=s, players=3 + s % 2, board="dodo-dash/dodorado-temple", max_throws=2) for s in (1, 2)]
+    assert sum(tot["throws"].values()) == sum(len(r.throws) for r in one)
+    assert sum(tot["positions"].values()) == sum(sum(r.positions.values()) for r in one)
+    assert sum(sum(v.values()) for v in tot["by_projectile"].values()) == sum(tot["throws"].values())

@@ -206,6 +206,41 @@ def bench_throws(count: int, seed: int, start: int, fig: SuiteFigures, oracle=No
             fig.first_wrong += 1
 
 
+def _score_foul(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps: list, latency) -> None:
+    """Add one ``dino-dunk/fouls`` scene played through ``session`` to ``fig``: its times, whether
+    the identities were kept, and the foul call against the truth."""
+    fig.scenes += 1
+    fig.frames += len(steps)
+    fig.step_s += steps
+    if latency is not None:
+        fig.latency_s.append(latency)
+    fig.identity_flicks += 1
+    fig.identity_kept += _identities_kept(session, det)
+    flick = session.flicks[-1] if session.flicks else None
+    want = bool(truth.get("foul"))
+    if flick is None or flick.ruling is None:
+        fig.wrong += 1
+        fig.failures.append({"index": i, "why": "no flick" if flick is None else "; ".join(flick.notes)})
+        return
+    r = flick.ruling
+    fig.second_look += any(n.startswith("called again") for n in flick.notes)
+    defence = scn.meta["actor"].split(":")[0] != scn.meta["offense"]
+    if "carrier_struck" in r.pending:
+        if defence:
+            fig.asked += 1
+            return
+        # the offence flicked: no foul is possible whatever the contact; the open question is a
+        # stun, counted apart
+        fig.other_asked += 1
+    foul = bool(r.facts.get("carrier_struck")) and defence
+    if foul == want:
+        fig.right += 1
+    else:
+        fig.wrong += 1
+        fig.failures.append({"index": i, "mode": scn.meta.get("mode"), "truth": want, "session": foul,
+                             "contacts": flick.contacts})
+
+
 def bench_fouls(count: int, seed: int, start: int, fig: SuiteFigures, oracle=None) -> None:
     from session.dino_dunk import DinoDunkSession
     from sim.suites import _board, make_scenario
@@ -218,36 +253,7 @@ def bench_fouls(count: int, seed: int, start: int, fig: SuiteFigures, oracle=Non
         pieces = [p.id for p in scn.initial.pieces if p.kind.startswith("disc-")]
         session, det, steps, latency = play_scene(
             scn, board, lambda d: DinoDunkSession(board, d, game=_StubDinoDunk(scn.meta, pieces)), seed=i, oracle=oracle)
-        fig.scenes += 1
-        fig.frames += len(steps)
-        fig.step_s += steps
-        if latency is not None:
-            fig.latency_s.append(latency)
-        fig.identity_flicks += 1
-        fig.identity_kept += _identities_kept(session, det)
-        flick = session.flicks[-1] if session.flicks else None
-        want = bool(truth.get("foul"))
-        if flick is None or flick.ruling is None:
-            fig.wrong += 1
-            fig.failures.append({"index": i, "why": "no flick" if flick is None else "; ".join(flick.notes)})
-            continue
-        r = flick.ruling
-        fig.second_look += any(n.startswith("called again") for n in flick.notes)
-        defence = scn.meta["actor"].split(":")[0] != scn.meta["offense"]
-        if "carrier_struck" in r.pending:
-            if defence:
-                fig.asked += 1
-                continue
-            # the offence flicked: no foul is possible whatever the contact; the open question is a
-            # stun, counted apart
-            fig.other_asked += 1
-        foul = bool(r.facts.get("carrier_struck")) and defence
-        if foul == want:
-            fig.right += 1
-        else:
-            fig.wrong += 1
-            fig.failures.append({"index": i, "mode": scn.meta.get("mode"), "truth": want, "session": foul,
-                                 "contacts": flick.contacts})
+        _score_foul(fig, i, scn, truth, session, det, steps, latency)
 
 
 class RealDetector:
@@ -329,30 +335,7 @@ def bench_fouls_real(count: int, seed: int, start: int, fig: SuiteFigures) -> li
             if latency is None and any(e["kind"] == "flick" and e.get("state") == "settled" for e in events):
                 latency = max(t_rel - (scn.run.settle_time or t_rel), 0.0) + (time.perf_counter() - w0)
         cpu += real.cpu_ms
-        fig.scenes += 1
-        fig.frames += len(steps)
-        fig.step_s += steps
-        if latency is not None:
-            fig.latency_s.append(latency)
-        fig.identity_flicks += 1
-        fig.identity_kept += _identities_kept(session, real)
-        flick = session.flicks[-1] if session.flicks else None
-        if flick is None or flick.ruling is None:
-            fig.wrong += 1
-            fig.failures.append({"index": i, "why": "no flick" if flick is None else "; ".join(flick.notes)})
-            continue
-        defence = scn.meta["actor"].split(":")[0] != scn.meta["offense"]
-        if "carrier_struck" in flick.ruling.pending:
-            if defence:
-                fig.asked += 1
-                continue
-            fig.other_asked += 1  # the offence flicked: a stun, never a foul
-        foul = bool(flick.ruling.facts.get("carrier_struck")) and defence
-        if foul == bool(truth.get("foul")):
-            fig.right += 1
-        else:
-            fig.wrong += 1
-            fig.failures.append({"index": i, "truth": bool(truth.get("foul")), "session": foul})
+        _score_foul(fig, i, scn, truth, session, real, steps, latency)
     return cpu
 
 

@@ -235,6 +235,16 @@ def _nearest_edge(radii: np.ndarray, strength: np.ndarray, expected: np.ndarray,
     return np.where(np.isfinite(dist[np.arange(len(radii)), j]), got, np.nan)
 
 
+
+def _start(rough_mm, radius_mm, height_mm):
+    """(rough (n, 2), radius (n,), height (n,) mm, the unrefined :class:`Refined`) of a fit's inputs
+    (radius and height may be one value for all)."""
+    rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
+    n = len(rough)
+    radius = np.broadcast_to(np.asarray(radius_mm, dtype=np.float64), (n,)).copy()
+    height = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (n,)).copy()
+    return rough, radius, height, Refined(rough.copy(), np.full(n, np.inf), radius.copy(), np.zeros(n), np.zeros(n, bool))
+
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
                  config: RefineConfig | None = None, background: np.ndarray | None = None,
                  radius_choices=None, exclude=()) -> Refined:
@@ -252,11 +262,8 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     (with the empty mat only): image px outlines of fixed things that are not the mat (the board's
     blocks), left out of every fit."""
     cfg = config or RefineConfig()
-    rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
+    rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)
-    radius = np.broadcast_to(np.asarray(radius_mm, dtype=np.float64), (n,)).copy()
-    height = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (n,)).copy()
-    out = Refined(rough.copy(), np.full(n, np.inf), radius.copy(), np.zeros(n), np.zeros(n, bool))
     if n == 0:
         return out
     import cv2
@@ -750,11 +757,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
     ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit."""
     cfg = config or RefineConfig()
-    rough = np.asarray(rough_mm, dtype=np.float64).reshape(-1, 2)
+    rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)
-    radius = np.broadcast_to(np.asarray(radius_mm, dtype=np.float64), (n,)).copy()
-    height = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (n,)).copy()
-    out = Refined(rough.copy(), np.full(n, np.inf), radius.copy(), np.zeros(n), np.zeros(n, bool))
     if n == 0:
         return out
     if background.shape != image.shape:

@@ -235,7 +235,6 @@ def _nearest_edge(radii: np.ndarray, strength: np.ndarray, expected: np.ndarray,
     return np.where(np.isfinite(dist[np.arange(len(radii)), j]), got, np.nan)
 
 
-
 def _start(rough_mm, radius_mm, height_mm):
     """(rough (n, 2), radius (n,), height (n,) mm, the unrefined :class:`Refined`) of a fit's inputs
     (radius and height may be one value for all)."""
@@ -244,6 +243,7 @@ def _start(rough_mm, radius_mm, height_mm):
     radius = np.broadcast_to(np.asarray(radius_mm, dtype=np.float64), (n,)).copy()
     height = np.broadcast_to(np.asarray(height_mm, dtype=np.float64), (n,)).copy()
     return rough, radius, height, Refined(rough.copy(), np.full(n, np.inf), radius.copy(), np.zeros(n), np.zeros(n, bool))
+
 
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
                  config: RefineConfig | None = None, background: np.ndarray | None = None,

@@ -443,10 +443,12 @@ class ConvClassifier(_Predicts):
 
 
 def model_path(task: str, profile: str | None = None, shipped_dir: str | Path | None = None) -> Path:
-    """Where ``task``'s model is read from: the profile's file if it exists, else the shipped one."""
+    """Where ``task``'s model is read from: the profile's file if it exists, else the shipped one.
+    ``profile``: a profile's name (under ``tableref_home()``) or the absolute path of a profile's
+    folder (a dashboard's data folder may be elsewhere)."""
     get_task(task)
     if profile:
-        p = profile_dir(profile) / f"{task}.npz"
+        p = (Path(profile) if Path(profile).is_absolute() else profile_dir(profile)) / f"{task}.npz"
         if p.exists():
             return p
     return Path(shipped_dir or SHIPPED_DIR) / f"{task}.npz"

@@ -212,9 +212,12 @@ def start(app, store, method: str = "auto") -> dict:
     """Attach a session to the current match (4xx with what is missing)."""
     import cv2
 
+    from pathlib import Path
+
     from webui import boards
     from webui import record
     from webui import registration as reg
+    from webui import teach
 
     if _is_demo(app):
         raise ConflictError("the demo table brings its own live-table session (tableref serve --demo)")
@@ -248,7 +251,10 @@ def start(app, store, method: str = "auto") -> dict:
     board = boards.load(app.config["DATA_DIR"], board_ref)
     specs = load_specs()
     try:
-        det = VisionDetector(Detector(board, transform, specs=specs, background=background, method=method))
+        # the pieces the user taught (the dashboard's active profile), else the shipped models
+        profile = teach.active(store)
+        det = VisionDetector(Detector(board, transform, specs=specs, background=background, method=method,
+                                      profile=str(Path(app.config["DATA_DIR"]) / "profiles" / profile) if profile else None))
     except DetectError as exc:
         raise InputError(str(exc)) from None
     link = TableLink(app, actor=ACTOR)

@@ -177,3 +177,18 @@ def test_conv_shapes_are_checked():
         ConvClassifier(**{**args, "symmetry": "mirror"})
     with pytest.raises(ValueError, match="square"):
         ConvClassifier(**{**args, "spec": FeatureSpec((8, 12)), "symmetry": "quarter-turns"})
+
+
+def test_a_profile_is_named_or_given_as_its_folder(tmp_path, monkeypatch):
+    from vision.classify import SHIPPED_DIR, model_path
+
+    monkeypatch.setenv("TABLEREF_HOME", str(tmp_path / "home"))
+    named = tmp_path / "home" / "profiles" / "mine"
+    named.mkdir(parents=True)
+    (named / "card.npz").write_bytes(b"x")
+    elsewhere = tmp_path / "data" / "profiles" / "mine"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "team.npz").write_bytes(b"x")
+    assert model_path("card", "mine") == named / "card.npz"
+    assert model_path("team", str(elsewhere)) == elsewhere / "team.npz"
+    assert model_path("card", str(elsewhere)) == SHIPPED_DIR / "card.npz"  # the profile lacks it: shipped

@@ -68,11 +68,20 @@ def test_camera_session_runs_vision_detect_on_the_source(app, client):
     reg = client.post("/api/registration", json={"board": BOARD}).get_json()
     assert reg["ok"], reg
     assert client.post("/api/empty-mat", json={"board": BOARD}).status_code == 201
+    # the user's taught pieces: the active profile (in the dashboard's data folder) reaches the detector
+    import json
+    from pathlib import Path
+
+    pdir = Path(app.config["DATA_DIR"]) / "profiles" / "my-discs"
+    pdir.mkdir(parents=True)
+    (pdir / "profile.json").write_text(json.dumps({"profile": "my-discs", "tasks": {}}))
+    assert client.put("/api/profile", json={"profile": "my-discs"}).status_code == 200
     video = SimVideo(app, URL).start()
     try:
         r = client.post("/api/session/start", json={"method": "classical"})
         assert r.status_code == 201, r.get_json()
         assert r.get_json()["match"] == mid
+        assert app.extensions["tableref.session"].detector.detector.profile == str(pdir)
         assert app.extensions["tableref.session"] is not None  # identities reach the session
         assert client.post("/api/session/start", json={}).status_code == 409  # already running
         deadline = time.time() + 40

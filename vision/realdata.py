@@ -181,15 +181,21 @@ def teach_disc_finder(paths) -> "DiscFinderConfig":
     """The disc finder's thresholds that find the labelled discs of ``paths`` best (F1)."""
     from vision.classical_discs import DiscFinderConfig
 
-    base = DiscFinderConfig()
-    best, best_f1 = base, _f1(_disc_scores(_run_discs(paths, base)))  # ties keep the shipped settings
-    for k_mad in (4.0, 6.0, 9.0):
-        for min_chroma in (5.0, 7.0, 10.0):
-            for perf in (0.6, 0.7, 0.8):
-                cfg = replace(base, k_mad=k_mad, min_chroma=min_chroma, hough_perfectness=perf)
-                f1 = _f1(_disc_scores(_run_discs(paths, cfg)))
-                if f1 > best_f1 + 1e-9:
-                    best, best_f1 = cfg, f1
+    return _best_settings(DiscFinderConfig(), lambda cfg: _f1(_disc_scores(_run_discs(paths, cfg))),
+                          k_mad=(4.0, 6.0, 9.0), min_chroma=(5.0, 7.0, 10.0), hough_perfectness=(0.6, 0.7, 0.8))
+
+
+def _best_settings(base, f1, **grid):
+    """The settings of ``base`` with the grid's values (every combination) that score the highest
+    ``f1(settings)``; ties keep ``base``."""
+    from itertools import product
+
+    best, best_f1 = base, f1(base)
+    for values in product(*grid.values()):
+        cfg = replace(base, **dict(zip(grid, values)))
+        score = f1(cfg)
+        if score > best_f1 + 1e-9:
+            best, best_f1 = cfg, score
     return best
 
 
@@ -304,16 +310,8 @@ def teach_card_finder(paths) -> "CardFinderConfig":
     """The card finder's thresholds that find the labelled cards of ``paths`` best (F1)."""
     from vision.cards import CardFinderConfig
 
-    base = CardFinderConfig()
-    best, best_f1 = base, _f1(_card_scores(_run_cards(paths, base)))  # ties keep the shipped settings
-    for min_area in (0.004, 0.01, 0.02):
-        for min_b in (0.45, 0.55, 0.65):
-            for min_fill in (0.75, 0.82, 0.9):
-                cfg = replace(base, min_fill=min_fill, min_score=min_b, min_area=min_area)
-                f1 = _f1(_card_scores(_run_cards(paths, cfg)))
-                if f1 > best_f1 + 1e-9:
-                    best, best_f1 = cfg, f1
-    return best
+    return _best_settings(CardFinderConfig(), lambda cfg: _f1(_card_scores(_run_cards(paths, cfg))),
+                          min_area=(0.004, 0.01, 0.02), min_score=(0.45, 0.55, 0.65), min_fill=(0.75, 0.82, 0.9))
 
 
 def _f1(s: dict) -> float:

@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from session.core import Flick, Session
@@ -29,6 +31,132 @@ GAME = "dodo-dash"
 PROJECTILES = ("meteorite", "log", "egg", "feather", "banana", "dodo")
 FIRST_ONLY = ("feather", "dodo")
 CURVING = ("feather",)  # thrown with a sideways curve: not straight in the air
+
+
+@dataclass
+class ThrowSamples:
+    """The projectile's samples in a throw, from a few before its launch on: times ``t`` (s),
+    places ``xy`` (n, 2) mat mm, base heights ``zb`` (mm above the mat), σ ``sig`` (mm), angles
+    ``ang`` (degrees), footprint ``size`` ((length, width) mm; None for a round token);
+    ``i_launch`` the first sample off the resting place (in height or on the mat), ``t_launch`` (s)
+    the sample before it, where the path is followed from."""
+
+    t: np.ndarray
+    xy: np.ndarray
+    zb: np.ndarray
+    sig: np.ndarray
+    ang: np.ndarray
+    size: tuple | None
+    i_launch: int
+    t_launch: float
+
+
+@dataclass
+class ThrowPath:
+    """A throw's fitted path (:meth:`DodoDashSession.throw_path`), mat mm and seconds.
+
+    ``samples`` what was fitted; ``fall`` the height's fit (:class:`vision.paths.Fall`, None when
+    it was not seen in the air), ``t_land`` (s, None: no landing seen) and its σ ``t_land_s``;
+    ``segs`` the segments (:class:`vision.paths.Segment`: the hold, the flight, the slide, and
+    waypoints), ``at_land`` the flight segment a landing ends (−1: none); ``land_miss`` (mm, None
+    when no landing was judged) how far the slide's start was off the flight's end, ``land_miss_z``
+    that in σ; per segment ``ends`` (:meth:`DodoDashSession._ends`), per interval between two the
+    ``joins`` (:class:`vision.paths.Join`, None beside a waypoint), ``bounds`` (s) where one
+    segment hands over to the next (the first sample and the last at either end).
+
+    The path followed every ``dt`` s from ``samples.t_launch``: times ``T``, centre ``P`` (n, 2),
+    its σ ``S``, base height ``Z``, angle ``A`` (radians), ``low`` where the base is below a racer's
+    top; ``i_land`` the landing's index in ``T`` (None: no landing). ``z_sigma`` one height
+    sample's σ, ``z_hold_s`` the σ of the height held before the launch (mm)."""
+
+    samples: ThrowSamples
+    fall: object
+    t_land: float | None
+    t_land_s: float
+    segs: list
+    at_land: int
+    land_miss: float | None
+    land_miss_z: float
+    ends: list
+    joins: list
+    bounds: list
+    T: np.ndarray
+    P: np.ndarray
+    S: np.ndarray
+    Z: np.ndarray
+    A: np.ndarray
+    low: np.ndarray
+    i_land: int | None
+    z_sigma: float
+    z_hold_s: float
+    dt: float
+
+
+@dataclass
+class Interval:
+    """The stretch between segment ``si`` of a throw's path and the next, mat mm and seconds:
+    ``t0`` the last sample before it, ``t1`` the first after it, ``t_mid`` where the two fits meet
+    (``join``, None beside a waypoint) or half-way; the token left the segment before at ``p_from``
+    with velocity ``v_in`` (σ ``s_from``, ``sv_in``; speed ``s_in``) and entered the one after at
+    ``p_to`` with ``v_out`` (σ ``s_to``, ``sv_out``; speed ``s_out``); ``chord`` the mean velocity
+    across it (σ ``s_chord``), ``dt_gap`` its length, ``s_miss`` the σ of the two ends apart.
+
+    How far from "nothing happened here", in σ: ``z_miss`` the fits do not meet, ``z_turn`` the
+    direction turned (before against across against after, or in the air the speed changed),
+    ``z_ahead`` the resting place lies ahead of the first motion (``from_rest``: the segment before
+    is the token at rest, whose start is unseen)."""
+
+    si: int
+    t0: float
+    t1: float
+    t_mid: float
+    join: object
+    p_from: np.ndarray
+    v_in: np.ndarray
+    s_from: float
+    sv_in: float
+    p_to: np.ndarray
+    v_out: np.ndarray
+    s_to: float
+    sv_out: float
+    s_in: float
+    s_out: float
+    dt_gap: float
+    chord: np.ndarray
+    s_chord: float
+    s_miss: float
+    z_miss: float
+    z_turn: float
+    z_ahead: float
+    from_rest: bool
+
+
+@dataclass
+class ThrowEvents:
+    """What happened between the segments of a throw's path (:meth:`DodoDashSession.throw_events`):
+    ``bounces`` [(:class:`vision.paths.Join`, unit turn (2,))] where the fits meet and a racer
+    there turned the token; ``hidden`` {racer id: (t s, σ mm, unsure)} a touch between two samples
+    the fits cannot place (the earliest per racer; unsure: which racer, or whether at all);
+    ``intervals`` [(t0, t1) s] where something happened or may have."""
+
+    bounces: list
+    hidden: dict
+    intervals: list
+
+
+@dataclass
+class RacerCall:
+    """One racer's call on a throw (:meth:`DodoDashSession.racer_call`): the ``margin`` (mm, > 0
+    touched) and its ``sigma`` (mm), the instant ``t`` (s) of the evidence (None: none),
+    ``evidence`` (overlap, landed on, bounce, passed over, path …), ``t_first`` (s) the earliest it
+    can have been touched (None: never within the noise)."""
+
+    racer: str
+    margin: float
+    t: float | None
+    sigma: float
+    evidence: str
+    t_first: float | None
 
 
 class DodoDashSession(Session):
@@ -74,7 +202,7 @@ class DodoDashSession(Session):
         when none moved beyond its noise (across the mat or up and down: a Meteorite may fall
         straight) — a racer straightened by hand is no throw."""
         kind = flick.expected.get("projectile", "")
-        z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
+        z_sigma = self._height_sigma()
         xy_min, z_min = max(3.0, 6.0 * self._rest_sigma()), max(3.0, 6.0 * z_sigma)
         best, best_d = None, 0.0
         for tr in self.flick_tracks(flick, self.t0(flick)):
@@ -126,18 +254,47 @@ class DodoDashSession(Session):
         outgoing ray came from, within reach of the interval, was touched; in doubt when the rays
         disagree or the event is only likely (``event_doubt_z`` < z ≤ k), and then every racer the
         token could have reached in the interval is too close to call. Otherwise the margin is the
-        closest the fitted path came while low enough to touch (−gap)."""
-        from referee.core import make_verdicts
-        from vision.paths import fit_fall, fit_segment, join, segment_path
+        closest the fitted path came while low enough to touch (−gap).
 
-        spec_h = self.specs.piece(GAME, proj.kind).height
+        The stages: the path fit (:meth:`throw_path`), the events between its segments
+        (:meth:`throw_events`), each racer's call (:meth:`racer_call`), the verdicts in the order
+        first touched (:meth:`ordered_verdicts`)."""
         racer_h = self.specs.piece(GAME, "racer").height
+        path = self.throw_path(flick, proj, racer_h, dt_eval)
+        if path is None:
+            return [], []
+        rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
+        events = self.throw_events(path, racers, rest_q, proj.radius, racer_h)
+        calls = [self.racer_call(path, events, r, racers, rest_q, proj.radius, racer_h) for r in racers]
+        return self.ordered_verdicts(flick, calls)
+
+    # -- stage 1: the path fit ---------------------------------------------------------------------
+    def throw_path(self, flick: Flick, proj, racer_h: float, dt_eval: float = 0.001) -> ThrowPath | None:
+        """The projectile track ``proj``'s fitted path in ``flick`` (mat mm, s; racers ``racer_h``
+        mm tall), or None when it was seen in fewer than two frames: the samples from the launch
+        (:meth:`_launch_samples`), the height's fall and the landing (:meth:`_fit_height`), the
+        segments (:meth:`_fit_segments`), a plain landing pinning the flight's end
+        (:meth:`_pin_landing`), and the path followed every ``dt_eval`` s (:meth:`_follow`)."""
+        s = self._launch_samples(flick, proj)
+        if s is None:
+            return None
+        z_sigma = self._height_sigma()
+        fall, t_land, t_land_s = self._fit_height(s, z_sigma)
+        segs, at_land = self._fit_segments(s, proj.kind, fall, t_land)
+        land_miss, land_miss_z = self._pin_landing(s, segs, at_land, t_land, t_land_s)
+        return self._follow(s, segs, at_land, fall, t_land, t_land_s, land_miss, land_miss_z, z_sigma, racer_h, dt_eval)
+
+    def _launch_samples(self, flick: Flick, proj) -> ThrowSamples | None:
+        """The projectile's samples (:meth:`_samples`; heights as its base's, mm) from six before the
+        launch on, the launch being the first sample off the resting place (more than 5 σ off the
+        median of the samples before the motion, in height or on the mat); None when seen in fewer
+        than two frames."""
+        spec_h = self.specs.piece(GAME, proj.kind).height
         raw = self._samples(flick, proj.id)
         if raw is None:
-            return [], []
+            return None
         t, xy, top, sig, ang, size = raw
-        k = self.referee.k
-        z_sigma = float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
+        z_sigma = self._height_sigma()
         zb = top - spec_h
         # the launch: the first sample off the resting place (in height or on the mat)
         before = t < flick.t_start  # (the motion is seen to start a frame or two late)
@@ -148,8 +305,15 @@ class DodoDashSession(Session):
         lo = max(0, i_launch - 6)
         t, xy, zb, sig, ang = t[lo:], xy[lo:], zb[lo:], sig[lo:], ang[lo:]
         i_launch -= lo
-        t_launch = float(t[max(i_launch - 1, 0)])
-        # height: a fall fitted to the airborne samples after the launch
+        return ThrowSamples(t, xy, zb, sig, ang, size, i_launch, float(t[max(i_launch - 1, 0)]))
+
+    def _fit_height(self, s: ThrowSamples, z_sigma: float) -> tuple:
+        """(the fall fitted to the airborne base heights after the launch (None when fewer than two
+        were seen above the mat), the landing instant s (None: none seen), its σ s). A landing the
+        fall does not place just after the last airborne sample is half-way to the next sample."""
+        from vision.paths import fit_fall
+
+        t, zb, i_launch = s.t, s.zb, s.i_launch
         land_z = max(2.0, 3 * z_sigma)
         air = (zb > land_z) & (np.arange(len(t)) >= i_launch)
         fall, t_land, t_land_s = None, None, 0.0
@@ -162,14 +326,22 @@ class DodoDashSession(Session):
                 t_land_s = 0.5 / 30.0
         elif zb[i_launch:].size and zb[i_launch] > land_z:
             t_land = float(t[i_launch])
-        # the path as segments. The launch and the landing are breaks: the hold, the flight and the
-        # slide are fitted apart; in the air the token moves at constant velocity (the Feather
-        # curving), on the mat it slows along its line
+        return fall, t_land, t_land_s
+
+    def _fit_segments(self, s: ThrowSamples, kind: str, fall, t_land: float | None) -> tuple[list, int]:
+        """(the path's segments in time order, the index of the flight segment that the landing
+        ends (−1: none)). The launch and the landing are breaks: the hold, the flight and the slide
+        are fitted apart; in the air the token moves at constant velocity (a ``CURVING`` kind
+        curving), on the mat it slows along its line. A token released from the hand starts its
+        flight where it was held: that place pins the flight's first fit."""
+        from vision.paths import fit_segment, segment_path
+
+        t, xy, zb, sig, i_launch = s.t, s.xy, s.zb, s.sig, s.i_launch
         n_air = max(int(np.searchsorted(t, t_land)), i_launch) if t_land is not None else i_launch
         segs, at_land = [], -1
         if i_launch > 0:
             segs.append(fit_segment(t[:i_launch], xy[:i_launch], sig[:i_launch], 0))
-        parts = [(i_launch, n_air, (2,) if proj.kind in CURVING else (1,), self.max_curve_mm_s2, None),
+        parts = [(i_launch, n_air, (2,) if kind in CURVING else (1,), self.max_curve_mm_s2, None),
                  (n_air, len(t), (0, 1, 2), self.max_slide_decel_mm_s2, self.max_slide_turn_mm_s2)]
         # a release from the hand: the flight starts where the token was held (seen there in many
         # frames) when its fitted height left the hand's; that place is the flight's first sample
@@ -213,42 +385,61 @@ class DodoDashSession(Session):
                         fit.i0, fit.i1, fit.pins = sg.i0, sg.i1, [pin]
                         sg = fit
                 segs.append(sg)
-        land_miss, land_z = None, 0.0
-        if at_land >= 0:
-            # a plain landing (the flight and the slide meet there): the slide's start, seen on the
-            # mat more sharply, pins the end of the flight
-            a, b = segs[at_land], segs[at_land + 1]
-            jl = join(a, b, t_land, t_land)
-            # (a plain landing keeps the direction: a turn there is a bounce, and pins nothing)
-            va, vb = a.vel(t_land)[0], b.vel(t_land)[0]
-            sva = max(float(np.hypot(a.vel_sigma(t_land)[0], b.vel_sigma(t_land)[0])), 1.0)
-            na = float(np.hypot(*va))
-            z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
-            # how far the slide's start is off the flight's end, less a slide forward unseen (when
-            # the token is at rest from the first sample on the mat)
-            d_land = b.pos(t_land)[0] - a.pos(t_land)[0]
-            if b.degree == 0 and na > 1e-6:
-                along = float(d_land @ va) / na
-                land_miss = float(np.hypot(float(d_land[0] * va[1] - d_land[1] * va[0]) / na, min(along, 0.0)))
-            else:
-                land_miss = float(np.hypot(*d_land))
-            land_z = max(land_miss - 2.0, 0.0) / max(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 1e-6)
-            if land_z <= self.pin_z and z_turn_l <= self.event_doubt_z and not _waypoint(b):
-                pin = b.pos(t_land)
-                if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
-                    u = va / na
-                    pin = a.pos(t_land) + (d_land - float(d_land @ u) * u)[None, :]
-                # (its σ: the slide's, the landing instant's, and the offset seen: a plain landing
-                # is only as sure as the two agree)
-                pin_s = float(np.sqrt(b.pos_sigma(t_land)[0] ** 2 + (float(np.hypot(*b.vel(t_land)[0])) * t_land_s) ** 2
-                                      + max(land_miss - 2.0, 0.0) ** 2))
-                pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
-                fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
-                                  np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),
-                                  np.concatenate([sig[a.i0:a.i1], [p[2] for p in pins]]), a.degree, i0=a.i0)
-                fit.i0, fit.t0 = a.i0, a.t0
-                fit.i1, fit.t1 = a.i1, a.t1
-                segs[at_land] = fit
+        return segs, at_land
+
+    def _pin_landing(self, s: ThrowSamples, segs: list, at_land: int, t_land: float | None, t_land_s: float) -> tuple:
+        """(how far the slide's start is off the flight's end at the landing, mm (None when no
+        landing ends a flight segment), that in σ). A plain landing (the two meet within ``pin_z`` σ
+        and the token keeps its direction) pins the flight's end to the slide's start, seen on the
+        mat more sharply: ``segs[at_land]`` is fitted again with that pin."""
+        from vision.paths import fit_segment
+
+        t, xy, sig = s.t, s.xy, s.sig
+        land_miss, land_miss_z = None, 0.0
+        if at_land < 0:
+            return land_miss, land_miss_z
+        a, b = segs[at_land], segs[at_land + 1]
+        # (a plain landing keeps the direction: a turn there is a bounce, and pins nothing)
+        va, vb = a.vel(t_land)[0], b.vel(t_land)[0]
+        sva = max(float(np.hypot(a.vel_sigma(t_land)[0], b.vel_sigma(t_land)[0])), 1.0)
+        na = float(np.hypot(*va))
+        z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
+        # how far the slide's start is off the flight's end, less a slide forward unseen (when
+        # the token is at rest from the first sample on the mat)
+        d_land = b.pos(t_land)[0] - a.pos(t_land)[0]
+        if b.degree == 0 and na > 1e-6:
+            along = float(d_land @ va) / na
+            land_miss = float(np.hypot(float(d_land[0] * va[1] - d_land[1] * va[0]) / na, min(along, 0.0)))
+        else:
+            land_miss = float(np.hypot(*d_land))
+        land_miss_z = max(land_miss - 2.0, 0.0) / max(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 1e-6)
+        if land_miss_z <= self.pin_z and z_turn_l <= self.event_doubt_z and not _waypoint(b):
+            pin = b.pos(t_land)
+            if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
+                u = va / na
+                pin = a.pos(t_land) + (d_land - float(d_land @ u) * u)[None, :]
+            # (its σ: the slide's, the landing instant's, and the offset seen: a plain landing
+            # is only as sure as the two agree)
+            pin_s = float(np.sqrt(b.pos_sigma(t_land)[0] ** 2 + (float(np.hypot(*b.vel(t_land)[0])) * t_land_s) ** 2
+                                  + max(land_miss - 2.0, 0.0) ** 2))
+            pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
+            fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
+                              np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),
+                              np.concatenate([sig[a.i0:a.i1], [p[2] for p in pins]]), a.degree, i0=a.i0)
+            fit.i0, fit.t0 = a.i0, a.t0
+            fit.i1, fit.t1 = a.i1, a.t1
+            segs[at_land] = fit
+        return land_miss, land_miss_z
+
+    def _follow(self, s: ThrowSamples, segs: list, at_land: int, fall, t_land, t_land_s, land_miss, land_miss_z,
+                z_sigma: float, racer_h: float, dt_eval: float) -> ThrowPath:
+        """The :class:`ThrowPath` of the segments followed every ``dt_eval`` s from the launch: each
+        segment's fit up to where it meets the next (:func:`vision.paths.join`; a landing meets at
+        ``t_land``), straight between a waypoint and its neighbours; the height held before the
+        launch, then the fall, 0 on the mat (the samples' heights when no fall was fitted)."""
+        from vision.paths import join
+
+        t, zb, ang, i_launch = s.t, s.zb, s.ang, s.i_launch
         # each segment's ends: position, velocity and their σ. A lone sample (a segment of one) is
         # a waypoint: the token passed there, arriving along the chord from the segment before and
         # leaving along the chord to the one after
@@ -263,11 +454,11 @@ class DodoDashSession(Session):
             joins.append(j)
             bounds.append(j.t if j is not None else 0.5 * (a.t1 + b.t0))
         bounds.append(segs[-1].t1)
-        T = np.arange(t_launch, t[-1] + 1e-9, dt_eval)
+        T = np.arange(s.t_launch, t[-1] + 1e-9, dt_eval)
         # between two segments without a join (a waypoint on either side): straight between them
         anchors_t = np.array([x for si, sg in enumerate(segs) for x in ((sg.t0, sg.t1) if not _waypoint(sg) else (sg.t0,))])
         anchors_p = np.array([p for si, sg in enumerate(segs) for p in ((ends[si][0], ends[si][4]) if not _waypoint(sg) else (ends[si][0],))])
-        anchors_s = np.array([s for si, sg in enumerate(segs) for s in ((ends[si][2], ends[si][6]) if not _waypoint(sg) else (ends[si][2],))])
+        anchors_s = np.array([x for si, sg in enumerate(segs) for x in ((ends[si][2], ends[si][6]) if not _waypoint(sg) else (ends[si][2],))])
         P = np.column_stack([np.interp(T, anchors_t, anchors_p[:, 0]), np.interp(T, anchors_t, anchors_p[:, 1])])
         S = np.interp(T, anchors_t, anchors_s)
         for si, sg in enumerate(segs):
@@ -292,218 +483,323 @@ class DodoDashSession(Session):
         i_land = int(np.searchsorted(T, t_land)) if t_land is not None else None
         if i_land is not None and i_land >= len(T):
             i_land = len(T) - 1
-        # events between two segments. A bounce turns the token (a landing or a stop only slows
-        # it): where the two fits meet, the racer whose edge the token's edge meets there, pushing
-        # it away; where they do not meet (the bounce fell between two samples and took the token
-        # off its line, or a waypoint leaves the place unknown), the racer the incoming ray runs
-        # into or the outgoing ray came from, within reach of the interval. From rest the start is
-        # unseen: a token that went out to a racer behind its first motion and came back is told
-        # from a straight start only when its resting place lies ahead of that motion.
-        rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
-        bounces, hidden, events = [], {}, []
-        # a token that lands on a racer is pushed off it: that explains a jump at the landing
-        landed_on = False
-        if i_land is not None:
-            for r in racers:
-                q, q_s = rest_q[r.id]
-                g_l = float(_gap(P[i_land:i_land + 1], A[i_land:i_land + 1], size, proj.radius, q[None], r.radius)[0])
-                landed_on |= g_l < -k * float(np.hypot(S[i_land], q_s))
-        for si, (a, b) in enumerate(zip(segs, segs[1:])):
-            jn = joins[si]
-            p_from, v_in, s_from, sv_in = ends[si][4:8]
-            p_to, v_out, s_to, sv_out = ends[si + 1][0:4]
-            t_mid = bounds[si + 1]
-            if np.interp(t_mid, T, Z) >= racer_h or (si == at_land and landed_on):
+        return ThrowPath(s, fall, t_land, t_land_s, segs, at_land, land_miss, land_miss_z, ends, joins, bounds,
+                         T, P, S, Z, A, low, i_land, z_sigma, z_hold_s, dt_eval)
+
+    # -- stage 2: the events -----------------------------------------------------------------------
+    def throw_events(self, path: ThrowPath, racers, rest_q: dict, radius: float, racer_h: float) -> ThrowEvents:
+        """What happened between each two segments of ``path`` (a token of ``radius`` mm, or of the
+        samples' box; racers ``racer_h`` mm tall, at rest at ``rest_q`` {id: ((2,) mm, σ mm)}).
+
+        A bounce turns the token (a landing or a stop only slows it): where the two fits meet, the
+        racer whose edge the token's edge meets there, pushing it away; where they do not meet (the
+        bounce fell between two samples and took the token off its line, or a waypoint leaves the
+        place unknown), the racer the incoming ray runs into or the outgoing ray came from, within
+        reach of the interval (:meth:`_ray_suspects`; none: the racers it came near,
+        :meth:`_near_suspects`). From rest the start is unseen: a token that went out to a racer
+        behind its first motion and came back is told from a straight start only when its resting
+        place lies ahead of that motion. An interval seen with the token higher than a racer's top,
+        or a landing on a racer (a token that lands on one is pushed off it: that explains a jump at
+        the landing), is no event."""
+        k = self.referee.k
+        T, Z, A, size = path.T, path.Z, path.A, path.samples.size
+        bounces, hidden, intervals = [], {}, []
+        landed_on = self._landed_on_racer(path, racers, rest_q, radius)
+        for si in range(len(path.segs) - 1):
+            if np.interp(path.bounds[si + 1], T, Z) >= racer_h or (si == path.at_land and landed_on):
                 continue
-            s_in = float(np.hypot(*v_in))
-            s_out = float(np.hypot(*v_out))
-            dt_gap = max(b.t0 - a.t1, 1e-6)
-            chord, s_chord = (p_to - p_from) / dt_gap, float(np.hypot(s_from, s_to)) / dt_gap
-            # how far from "nothing happened here" (in σ): the fits apart, the direction turned
-            # (before vs across vs after the interval), or from rest, the rest place ahead
-            s_miss = float(np.hypot(s_from, s_to))
-            if si == at_land and land_miss is not None:  # (judged before any pin)
-                z_miss = land_z
-            else:
-                z_miss = max((jn.miss if jn is not None else 0.0) - 2.0, 0.0) / max(s_miss, 1e-6)
-            z_turn = 0.0
-            for v1, s1, v2, s2 in ((v_in, sv_in, v_out, sv_out), (v_in, sv_in, chord, s_chord), (chord, s_chord, v_out, sv_out)):
-                n1 = float(np.hypot(*v1))
-                if n1 < 1e-6 or n1 < 2.0 * s1:  # no direction to turn from
-                    continue
-                u = v1 / n1
-                s12 = max(float(np.hypot(s1, s2)), 1.0)
-                z_turn = max(z_turn, abs(float(v2[0] * u[1] - v2[1] * u[0])) / s12, -float(v2 @ u) / s12)
-            if t_land is not None and b.t0 <= t_land and s_in >= 2.0 * sv_in:
-                # in the air nothing slows the token: a slower chord (or motion after) is an event
-                z_turn = max(z_turn, abs(float(np.hypot(*chord)) - s_in) / max(float(np.hypot(sv_in, s_chord)), 1.0))
-                if not _waypoint(b) and b.t1 <= t_land:
-                    z_turn = max(z_turn, abs(s_out - s_in) / max(float(np.hypot(sv_in, sv_out)), 1.0))
-            from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
-            ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
-            z_ahead = ahead / max(s_miss, 1e-6) if from_rest else 0.0
-            if from_rest and s_out > 1e-6:
-                # the start's instant is unknown (and the first fit may not slow as friction does):
-                # from rest only the resting place off the line of the first motion counts
-                d_rest = p_from - p_to
-                z_miss = max(abs(float(d_rest[0] * v_out[1] - d_rest[1] * v_out[0])) / s_out - 2.0, 0.0) / max(s_miss, 1e-6)
-            turned, met = z_turn > k, z_miss <= k
-            significant = not met or z_ahead > k or (turned and jn is None)
-            z_event = max(z_miss, z_ahead, 0.0 if from_rest else z_turn)
+            iv = self._interval(path, si)
+            turned, met = iv.z_turn > k, iv.z_miss <= k
+            significant = not met or iv.z_ahead > k or (turned and iv.join is None)
+            z_event = max(iv.z_miss, iv.z_ahead, 0.0 if iv.from_rest else iv.z_turn)
             if z_event > self.event_doubt_z or turned:
-                events.append((a.t1, b.t0))
-            if turned and met and jn is not None and not from_rest:
-                dv = v_out - v_in
+                intervals.append((iv.t0, iv.t1))
+            if turned and met and iv.join is not None and not iv.from_rest:
+                dv = iv.v_out - iv.v_in
                 n_dv = dv / max(float(np.hypot(*dv)), 1e-9)
-                if any(self._pushed_off(jn, n_dv, r, rest_q, T, A, size, proj.radius, k) for r in racers):
-                    bounces.append((jn, n_dv))
+                if any(self._pushed_off(iv.join, n_dv, r, rest_q, T, A, size, radius, k) for r in racers):
+                    bounces.append((iv.join, n_dv))
                     continue
                 # a turn with no racer where the fits meet (a graze shortly after a sample): the
                 # racers along the rays either side are in doubt
                 significant, unexplained = True, True
             else:
                 unexplained = False
-            if not significant and not from_rest:
+            if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
                     # the interval (it never speeds up) is in doubt
-                    L = max(s_in, s_out, float(np.hypot(*chord))) * dt_gap
-                    allow = max(L - float(np.hypot(*(p_to - p_from))), 0.0) / 2 + k * s_miss
-                    seg_pts = p_from + np.linspace(0, 1, 21)[:, None] * (p_to - p_from)
-                    ang_mid = np.full(len(seg_pts), float(np.interp(t_mid, T, A)))
-                    for r in racers:
-                        g = float(_gap(seg_pts, ang_mid, size, proj.radius, np.broadcast_to(rest_q[r.id][0], seg_pts.shape),
-                                       r.radius).min())
-                        if g <= allow and r.id not in hidden:
-                            hidden[r.id] = (t_mid, s_miss, True)
+                    for rid in self._within_reach(path, iv, racers, rest_q, radius):
+                        hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
-            reach = self.max_speed_mm_s * max(b.t0 - a.t1, 0.0)
-            rays = []
-            if s_out > 1e-6:
-                rays.append((p_to, -v_out / s_out, s_to))
-            if not from_rest and s_in > 1e-6:
-                rays.append((p_from, v_in / s_in, s_from))
-            found, far = set(), set()
-            for origin, d, s_ray in rays:
-                hit = _ray_hit(origin, d, proj.radius, size, float(np.interp(t_mid, T, A)), racers, rest_q,
-                               graze_mm=k * s_ray + 1.0)
-                if hit is None:
-                    continue
-                rid, p_c, others = hit
-                q = rest_q[rid][0]
-                n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
-                # closing on it along the incoming ray (leaving it along the outgoing one), and
-                # within reach of the interval
-                if float(-d @ n) <= -0.2:  # (a graze leaves it nearly along its edge: allow for noise)
-                    continue
-                if not unexplained and float(np.hypot(*(p_c - p_from)) + np.hypot(*(p_c - p_to))) > reach + k * s_miss:
-                    far.add(rid)  # out of reach, if the ends are where the fits say
-                    continue
-                found.add(rid)
-                found.update(others)
-            if found and far - found:
-                found |= far
-                unexplained = True
+            found, unexplained = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
             if significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
-                # around the interval (a frame either side, at its speed) is in doubt
-                dt_f = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 30
-                m = (T >= a.t1 - dt_f) & (T <= b.t0 + dt_f)
-                allow = max(s_in, s_out, float(np.hypot(*chord))) * dt_f + k * s_miss
-                for r in racers:
-                    if not m.any():
-                        break
-                    g = _gap(P[m], A[m], size, proj.radius, np.broadcast_to(rest_q[r.id][0], P[m].shape), r.radius)
-                    if float(g.min()) <= allow:
-                        found.add(r.id)
-                unexplained = True
+                # around the interval is in doubt
+                found, unexplained = self._near_suspects(path, iv, racers, rest_q, radius), True
             for rid in found:
                 prev = hidden.get(rid)
-                if prev is None or t_mid < prev[0]:
-                    hidden[rid] = (t_mid, s_miss, len(found) > 1 or not significant or unexplained)
-        rows = []
+                if prev is None or iv.t_mid < prev[0]:
+                    hidden[rid] = (iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
+        return ThrowEvents(bounces, hidden, intervals)
+
+    def _landed_on_racer(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> bool:
+        """Whether the token landed overlapping a racer by more than k σ (at ``path.i_land``)."""
+        k = self.referee.k
+        P, S, A, i_land, size = path.P, path.S, path.A, path.i_land, path.samples.size
+        landed_on = False
+        if i_land is not None:
+            for r in racers:
+                q, q_s = rest_q[r.id]
+                g_l = float(_gap(P[i_land:i_land + 1], A[i_land:i_land + 1], size, radius, q[None], r.radius)[0])
+                landed_on |= g_l < -k * float(np.hypot(S[i_land], q_s))
+        return landed_on
+
+    def _interval(self, path: ThrowPath, si: int) -> Interval:
+        """The :class:`Interval` between segment ``si`` of ``path`` and the next: its ends (from
+        :meth:`_ends`) and how far, in σ, it is from "nothing happened here"."""
+        k = self.referee.k
+        a, b = path.segs[si], path.segs[si + 1]
+        jn = path.joins[si]
+        p_from, v_in, s_from, sv_in = path.ends[si][4:8]
+        p_to, v_out, s_to, sv_out = path.ends[si + 1][0:4]
+        t_mid = path.bounds[si + 1]
+        s_in = float(np.hypot(*v_in))
+        s_out = float(np.hypot(*v_out))
+        dt_gap = max(b.t0 - a.t1, 1e-6)
+        chord, s_chord = (p_to - p_from) / dt_gap, float(np.hypot(s_from, s_to)) / dt_gap
+        # how far from "nothing happened here" (in σ): the fits apart, the direction turned
+        # (before vs across vs after the interval), or from rest, the rest place ahead
+        s_miss = float(np.hypot(s_from, s_to))
+        if si == path.at_land and path.land_miss is not None:  # (judged before any pin)
+            z_miss = path.land_miss_z
+        else:
+            z_miss = max((jn.miss if jn is not None else 0.0) - 2.0, 0.0) / max(s_miss, 1e-6)
+        z_turn = 0.0
+        for v1, s1, v2, s2 in ((v_in, sv_in, v_out, sv_out), (v_in, sv_in, chord, s_chord), (chord, s_chord, v_out, sv_out)):
+            n1 = float(np.hypot(*v1))
+            if n1 < 1e-6 or n1 < 2.0 * s1:  # no direction to turn from
+                continue
+            u = v1 / n1
+            s12 = max(float(np.hypot(s1, s2)), 1.0)
+            z_turn = max(z_turn, abs(float(v2[0] * u[1] - v2[1] * u[0])) / s12, -float(v2 @ u) / s12)
+        t_land = path.t_land
+        if t_land is not None and b.t0 <= t_land and s_in >= 2.0 * sv_in:
+            # in the air nothing slows the token: a slower chord (or motion after) is an event
+            z_turn = max(z_turn, abs(float(np.hypot(*chord)) - s_in) / max(float(np.hypot(sv_in, s_chord)), 1.0))
+            if not _waypoint(b) and b.t1 <= t_land:
+                z_turn = max(z_turn, abs(s_out - s_in) / max(float(np.hypot(sv_in, sv_out)), 1.0))
+        from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
+        ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
+        z_ahead = ahead / max(s_miss, 1e-6) if from_rest else 0.0
+        if from_rest and s_out > 1e-6:
+            # the start's instant is unknown (and the first fit may not slow as friction does):
+            # from rest only the resting place off the line of the first motion counts
+            d_rest = p_from - p_to
+            z_miss = max(abs(float(d_rest[0] * v_out[1] - d_rest[1] * v_out[0])) / s_out - 2.0, 0.0) / max(s_miss, 1e-6)
+        return Interval(si, a.t1, b.t0, t_mid, jn, p_from, v_in, s_from, sv_in, p_to, v_out, s_to, sv_out, s_in, s_out,
+                        dt_gap, chord, s_chord, s_miss, z_miss, z_turn, z_ahead, from_rest)
+
+    def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
+        """Ids of the racers the token can have reached in interval ``iv`` and come back from (it
+        never speeds up: within half the distance it could go beyond the chord, plus k σ)."""
+        k = self.referee.k
+        L = max(iv.s_in, iv.s_out, float(np.hypot(*iv.chord))) * iv.dt_gap
+        allow = max(L - float(np.hypot(*(iv.p_to - iv.p_from))), 0.0) / 2 + k * iv.s_miss
+        seg_pts = iv.p_from + np.linspace(0, 1, 21)[:, None] * (iv.p_to - iv.p_from)
+        ang_mid = np.full(len(seg_pts), float(np.interp(iv.t_mid, path.T, path.A)))
+        out = []
         for r in racers:
-            q, q_s = self._rest_xy(flick, r)
-            if r.id in hidden:
-                th, sh, unsure = hidden[r.id]
-                sh = float(np.hypot(sh, q_s))
-                hidden_cand = (0.0, sh, th, "bounce unseen, which racer or whether unsure") if unsure else (1.5 * k * sh, sh, th, "bounce")
-            else:
-                hidden_cand = None
-            gap = _gap(P, A, size, proj.radius, np.broadcast_to(q, P.shape), r.radius)
-            over = gap <= 0
-            cands = []
-            free = np.ones(len(T), dtype=bool)
-            onsets = np.flatnonzero(over & ~np.concatenate([[False], over[:-1]]))
-            for i in onsets:
-                end = i + int(np.argmax(~over[i:])) if (~over[i:]).any() else len(over)
-                depth = float(-gap[i:end].min())
-                s = float(np.hypot(S[i:end][int(np.argmin(gap[i:end]))], q_s))
-                # went straight through its footprint (one smooth segment in and out, no landing
-                # there): a token that met the racer below its top would have bounced off it
-                through = end < len(over) and not any(e0 <= T[min(end, len(T) - 1)] + 0.02 and e1 >= T[i] - 0.02 for e0, e1 in events)
-                if i_land is not None and i <= i_land < end:
-                    cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
-                elif low[i]:
-                    # touched: deep enough, and below the racer's top when it began (σ of that
-                    # height: the fall's and the onset's time uncertainty times the fall speed)
-                    h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_hold_s if T[i] < t[i_launch] else z_sigma, dt_eval))
-                    cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
-                else:
-                    # came over it from above: no touch until they part (the token leaving it, or
-                    # closing on it, is no near miss either: widen while the gap keeps changing so)
-                    a0, a1 = i, end
-                    while a0 > 0 and gap[a0 - 1] > gap[a0]:
-                        a0 -= 1
-                    while a1 < len(gap) and gap[a1] > gap[a1 - 1]:
-                        a1 += 1
-                    free[a0:a1] = False
-                    over_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_hold_s if T[i] < t[i_launch] else z_sigma,
-                                                                              dt_eval), float(T[i]), "passed over")
-                    if through and -depth / s < over_c[0] / over_c[1]:
-                        over_c = (-depth, s, float(T[i]), "passed over")
-                    cands.append(over_c)
-            for jn, n_dv in bounces:
-                if jn.t < T[0] or np.interp(jn.t, T, Z) >= racer_h:
-                    continue
-                sj = float(np.hypot(jn.sigma, q_s))
-                if self._pushed_off(jn, n_dv, r, rest_q, T, A, size, proj.radius, k):
-                    others = [o for o in racers if o is not r and self._pushed_off(jn, n_dv, o, rest_q, T, A, size, proj.radius, k)]
-                    if others:
-                        cands.append((0.0, sj, jn.t, "bounce, which racer unsure"))
-                    else:
-                        cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
-            if hidden_cand is not None:
-                cands.append(hidden_cand)
-            if i_land is not None and not any(c[3] == "landed on" for c in cands):
-                # where it landed, whatever came before (a token leaving a racer it came over may
-                # land on its edge)
+            g = float(_gap(seg_pts, ang_mid, path.samples.size, radius, np.broadcast_to(rest_q[r.id][0], seg_pts.shape),
+                           r.radius).min())
+            if g <= allow:
+                out.append(r.id)
+        return out
+
+    def _ray_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
+                      unexplained: bool) -> tuple[set, bool]:
+        """(ids of the racers the outgoing ray of ``iv`` came from or the incoming one runs into
+        (not from rest: its start is unseen), closing on it and, unless the event is
+        ``unexplained`` already, within reach of the interval at ``max_speed_mm_s``, with the others
+        each ray grazes on the way; whether it is unexplained now: a racer out of reach besides one
+        within reach makes every one of them a suspect)."""
+        k = self.referee.k
+        reach = self.max_speed_mm_s * max(iv.t1 - iv.t0, 0.0)
+        rays = []
+        if iv.s_out > 1e-6:
+            rays.append((iv.p_to, -iv.v_out / iv.s_out, iv.s_to))
+        if not iv.from_rest and iv.s_in > 1e-6:
+            rays.append((iv.p_from, iv.v_in / iv.s_in, iv.s_from))
+        found, far = set(), set()
+        for origin, d, s_ray in rays:
+            hit = _ray_hit(origin, d, radius, path.samples.size, float(np.interp(iv.t_mid, path.T, path.A)), racers, rest_q,
+                           graze_mm=k * s_ray + 1.0)
+            if hit is None:
+                continue
+            rid, p_c, others = hit
+            q = rest_q[rid][0]
+            n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
+            # closing on it along the incoming ray (leaving it along the outgoing one), and
+            # within reach of the interval
+            if float(-d @ n) <= -0.2:  # (a graze leaves it nearly along its edge: allow for noise)
+                continue
+            if not unexplained and float(np.hypot(*(p_c - iv.p_from)) + np.hypot(*(p_c - iv.p_to))) > reach + k * iv.s_miss:
+                far.add(rid)  # out of reach, if the ends are where the fits say
+                continue
+            found.add(rid)
+            found.update(others)
+        if found and far - found:
+            found |= far
+            unexplained = True
+        return found, unexplained
+
+    def _near_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> set:
+        """Ids of the racers the path came near around interval ``iv``: within a frame either side,
+        no farther than the token goes in a frame at its speed, plus k σ."""
+        k = self.referee.k
+        t, T, P, A = path.samples.t, path.T, path.P, path.A
+        found = set()
+        dt_f = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 30
+        m = (T >= iv.t0 - dt_f) & (T <= iv.t1 + dt_f)
+        allow = max(iv.s_in, iv.s_out, float(np.hypot(*iv.chord))) * dt_f + k * iv.s_miss
+        if not m.any():
+            return found
+        for r in racers:
+            g = _gap(P[m], A[m], path.samples.size, radius, np.broadcast_to(rest_q[r.id][0], P[m].shape), r.radius)
+            if float(g.min()) <= allow:
+                found.add(r.id)
+        return found
+
+    # -- stage 3: each racer's call ----------------------------------------------------------------
+    def racer_call(self, path: ThrowPath, events: ThrowEvents, r, racers, rest_q: dict, radius: float,
+                   racer_h: float) -> RacerCall:
+        """Racer ``r``'s call on the throw (see :meth:`hit_verdicts`): the surest of its candidates
+        (margin mm, σ mm, t s, evidence), by margin over σ: an overlap of its footprint, below its
+        top or passing over it (:meth:`_overlap_candidates`), a bounce off it where the fits meet
+        (:meth:`_bounce_candidates`), a touch the fits cannot place (``events.hidden``), the place
+        the token landed, and the closest the path came while low enough to touch (−gap).
+        ``racers`` all of them (a bounce two could explain is in doubt), at rest at ``rest_q``."""
+        k = self.referee.k
+        T, P, S, A, low, i_land = path.T, path.P, path.S, path.A, path.low, path.i_land
+        q, q_s = rest_q[r.id]
+        if r.id in events.hidden:
+            th, sh, unsure = events.hidden[r.id]
+            sh = float(np.hypot(sh, q_s))
+            hidden_cand = (0.0, sh, th, "bounce unseen, which racer or whether unsure") if unsure else (1.5 * k * sh, sh, th, "bounce")
+        else:
+            hidden_cand = None
+        gap = _gap(P, A, path.samples.size, radius, np.broadcast_to(q, P.shape), r.radius)
+        cands, free = self._overlap_candidates(path, events, gap, q_s, racer_h)
+        cands += self._bounce_candidates(path, events, r, racers, rest_q, radius, racer_h)
+        if hidden_cand is not None:
+            cands.append(hidden_cand)
+        if i_land is not None and not any(c[3] == "landed on" for c in cands):
+            # where it landed, whatever came before (a token leaving a racer it came over may
+            # land on its edge)
+            cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
+        g = np.where(low & free, gap, np.inf)
+        j = int(np.argmin(g))
+        if np.isfinite(g[j]) and g[j] > 0:
+            cands.append((-float(g[j]), float(np.hypot(S[j], q_s)), float(T[j]), "path"))
+        if not cands:
+            cands.append((-1e3, 1.0, None, "path"))
+        best = max(cands, key=lambda c: c[0] / max(c[1], 1e-6))
+        # the earliest it can have been touched: where the token first came within the noise
+        # of it (low enough), or an event in doubt began (orders a call in doubt honestly)
+        near = np.flatnonzero((gap <= k * np.hypot(S, q_s)) & (low | (np.arange(len(T)) == i_land)))
+        t_first = min([float(T[near[0]])] if len(near) else [], default=None)
+        if hidden_cand is not None and (t_first is None or hidden_cand[2] < t_first):
+            t_first = hidden_cand[2]
+        return RacerCall(r.name, best[0], best[2], best[1], best[3], t_first)
+
+    def _overlap_candidates(self, path: ThrowPath, events: ThrowEvents, gap: np.ndarray, q_s: float,
+                            racer_h: float) -> tuple[list, np.ndarray]:
+        """([(margin mm, σ mm, t s, evidence)] one per overlap of the path with a racer's footprint
+        (``gap`` (n,) mm along ``path.T``, the racer's rest σ ``q_s`` mm), the mask of ``path.T``
+        where a near miss may count). An overlap where the token landed is "landed on"; one that
+        began with the token's base below the racer's top is a touch (the overlap's depth or the
+        height below the top, whichever is less sure); one that came over it higher "passed over"
+        (no near miss until they part), or went straight through its footprint with no event
+        around."""
+        T, S, Z, low, i_land = path.T, path.S, path.Z, path.low, path.i_land
+        t, i_launch = path.samples.t, path.samples.i_launch
+        over = gap <= 0
+        cands = []
+        free = np.ones(len(T), dtype=bool)
+        onsets = np.flatnonzero(over & ~np.concatenate([[False], over[:-1]]))
+        for i in onsets:
+            end = i + int(np.argmax(~over[i:])) if (~over[i:]).any() else len(over)
+            depth = float(-gap[i:end].min())
+            s = float(np.hypot(S[i:end][int(np.argmin(gap[i:end]))], q_s))
+            # went straight through its footprint (one smooth segment in and out, no landing
+            # there): a token that met the racer below its top would have bounced off it
+            through = end < len(over) and not any(e0 <= T[min(end, len(T) - 1)] + 0.02 and e1 >= T[i] - 0.02
+                                                  for e0, e1 in events.intervals)
+            if i_land is not None and i <= i_land < end:
                 cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
-            g = np.where(low & free, gap, np.inf)
-            j = int(np.argmin(g))
-            if np.isfinite(g[j]) and g[j] > 0:
-                cands.append((-float(g[j]), float(np.hypot(S[j], q_s)), float(T[j]), "path"))
-            if not cands:
-                cands.append((-1e3, 1.0, None, "path"))
-            best = max(cands, key=lambda c: c[0] / max(c[1], 1e-6))
-            # the earliest it can have been touched: where the token first came within the noise
-            # of it (low enough), or an event in doubt began (orders a call in doubt honestly)
-            near = np.flatnonzero((gap <= k * np.hypot(S, q_s)) & (low | (np.arange(len(T)) == i_land)))
-            t_first = min([float(T[near[0]])] if len(near) else [], default=None)
-            if hidden_cand is not None and (t_first is None or hidden_cand[2] < t_first):
-                t_first = hidden_cand[2]
-            rows.append((r.name, best[0], best[2], best[1], best[3], t_first))
-        if not rows:
+            elif low[i]:
+                # touched: deep enough, and below the racer's top when it began (σ of that
+                # height: the fall's and the onset's time uncertainty times the fall speed)
+                h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, path.z_hold_s if T[i] < t[i_launch] else path.z_sigma,
+                                                                       path.dt))
+                cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
+            else:
+                # came over it from above: no touch until they part (the token leaving it, or
+                # closing on it, is no near miss either: widen while the gap keeps changing so)
+                a0, a1 = i, end
+                while a0 > 0 and gap[a0 - 1] > gap[a0]:
+                    a0 -= 1
+                while a1 < len(gap) and gap[a1] > gap[a1 - 1]:
+                    a1 += 1
+                free[a0:a1] = False
+                over_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, path.z_hold_s if T[i] < t[i_launch] else path.z_sigma,
+                                                                          path.dt), float(T[i]), "passed over")
+                if through and -depth / s < over_c[0] / over_c[1]:
+                    over_c = (-depth, s, float(T[i]), "passed over")
+                cands.append(over_c)
+        return cands, free
+
+    def _bounce_candidates(self, path: ThrowPath, events: ThrowEvents, r, racers, rest_q: dict, radius: float,
+                           racer_h: float) -> list:
+        """[(margin mm, σ mm, t s, evidence)] for each bounce in ``events`` that racer ``r`` can
+        have caused (its edge at the token's where the fits meet, below its top, the turn pushing
+        away from it): a categorical touch (1.5 k σ), or none sure (margin 0) when another racer
+        could have caused it too."""
+        k = self.referee.k
+        T, Z, A, size = path.T, path.Z, path.A, path.samples.size
+        q_s = rest_q[r.id][1]
+        cands = []
+        for jn, n_dv in events.bounces:
+            if jn.t < T[0] or np.interp(jn.t, T, Z) >= racer_h:
+                continue
+            sj = float(np.hypot(jn.sigma, q_s))
+            if self._pushed_off(jn, n_dv, r, rest_q, T, A, size, radius, k):
+                others = [o for o in racers if o is not r and self._pushed_off(jn, n_dv, o, rest_q, T, A, size, radius, k)]
+                if others:
+                    cands.append((0.0, sj, jn.t, "bounce, which racer unsure"))
+                else:
+                    cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
+        return cands
+
+    # -- stage 4: the verdicts, in the order first touched -----------------------------------------
+    def ordered_verdicts(self, flick: Flick, calls: list) -> tuple[list, list]:
+        """(one Verdict per :class:`RacerCall` "<mover> touched <racer>", value −margin against 0 at
+        the referee's k, racer names in the order first touched). A call too close to call is
+        placed at the earliest it can have been touched; confident noes are left out of the order."""
+        from referee.core import make_verdicts
+
+        if not calls:
             return [], []
-        names = [row[0] for row in rows]
-        margins = np.array([row[1] for row in rows])
-        sigmas = np.array([max(row[3], 1e-3) for row in rows])
+        k = self.referee.k
+        names = [c.racer for c in calls]
+        margins = np.array([c.margin for c in calls])
+        sigmas = np.array([max(c.sigma, 1e-3) for c in calls])
         verdicts = make_verdicts([f"{flick.mover} touched {n}" for n in names], value=-margins, threshold=0.0, margin=margins,
                                  sigma=sigmas, k=k, frame_ids=(flick.index_start, flick.index_settle),
-                                 detail=[{"racer": row[0], "t": row[2], "evidence": row[4]} for row in rows])
-        for v, row in zip(verdicts, rows):
-            if v.answer == "too_close" and row[5] is not None:  # touched, if at all, from then on
-                v.detail["t"] = row[5] if v.detail["t"] is None else min(v.detail["t"], row[5])
+                                 detail=[{"racer": c.racer, "t": c.t, "evidence": c.evidence} for c in calls])
+        for v, c in zip(verdicts, calls):
+            if v.answer == "too_close" and c.t_first is not None:  # touched, if at all, from then on
+                v.detail["t"] = c.t_first if v.detail["t"] is None else min(v.detail["t"], c.t_first)
         touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
 
@@ -598,6 +894,10 @@ class DodoDashSession(Session):
     def _rest_sigma(self) -> float:
         cfg = getattr(self.detector, "config", None)
         return float(getattr(cfg, "sigma_mm", 1.0))
+
+    def _height_sigma(self) -> float:
+        """One height sample's σ (mm): the detector's ``height_sigma_mm`` (1 mm when it has none)."""
+        return float(getattr(getattr(self.detector, "config", None), "height_sigma_mm", 1.0))
 
     # -- positions -----------------------------------------------------------------------------------
     def racer_hexes(self, obs: Observation) -> dict:

@@ -18,7 +18,10 @@ buffer of frames, images kept for the last ``keep_images`` flicks), the trajecto
 Detectors are pluggable: any callable ``detector(frame, quality="full" | "fast") -> Observation``
 (:class:`session.oracle.OracleDetector` on the simulator; :mod:`vision.detect` on a camera).
 Per-game subclasses (:mod:`session.dino_dunk` …) implement :meth:`expecting`, :meth:`judge` and
-the engine set-up; this module knows no game.
+the engine set-up; this module knows no game. A game may give a call that waits for a person a
+second look: with ``revisit_s`` set, the call is made again (:meth:`Session.second_look`) once the
+table has stayed still that long after the settle, and taken only when it leaves fewer facts open
+and agrees with every fact the first call settled.
 """
 
 from __future__ import annotations
@@ -91,6 +94,8 @@ class Flick:
     compute_s: float = 0.0
     moving_frames: int = 0  # frames in which something moved since the frame before
     armed: bool = False  # announced (an Activate, a hotkey) before it started
+    settled_obs: Observation | None = field(default=None, repr=False)  # the named Observation it was judged on
+    looked_again: bool = False  # its second look is done (or given up: the table moved again)
 
     def calls(self) -> list[dict]:
         return [v.to_dict() for v in getattr(self.ruling, "verdicts", ())]
@@ -110,6 +115,7 @@ class Session:
 
     GAME = ""
     auto_names: dict = {}  # kind -> name for a kind present once on the table ("ball")
+    revisit_s: float | None = None  # a pending call gets a second look this long after its settle, the table still (None: none)
 
     def __init__(self, board, detector, *, game=None, specs=None, referee=None, transform=None,
                  tracker: TrackerConfig | None = None, motion: MotionConfig | None = None,
@@ -157,6 +163,17 @@ class Session:
 
     def on_settled(self, obs: Observation) -> None:
         """Hook at every settle, flick or not, with the named full-quality Observation."""
+
+    def second_look(self, flick: Flick):
+        """Hook for a game that sets ``revisit_s``: the Ruling for ``flick``, whose call waits for a
+        person, made again once the table has stayed still for ``revisit_s`` s after the settle (the
+        frames after the settle and the longer tracks may make it sharper), or None for no new call.
+        By default :meth:`judge` again on the Observation it was judged on at the settle. The
+        contacts and mover it writes on the flick stay only when the new call is taken, the notes
+        never (the flick's notes gain a line saying what it settled; see :meth:`_second_look`)."""
+        if flick.settled_obs is None:
+            return None
+        return self.judge(flick, flick.settled_obs)
 
     # -- identities ------------------------------------------------------------------------------
     def assign(self, track_id: int, name: str) -> None:
@@ -313,6 +330,7 @@ class Session:
         self._quality = "fast" if (self.config.fast_during_motion and not self.motion.at_rest) else "full"
         self._last_obs, self._last_frame = obs, frame
         self._prune()
+        self._look_again()
         return self.events[n_before:]
 
     def run(self, frames) -> list[dict]:
@@ -417,6 +435,7 @@ class Session:
         self._armed = False
         flick.t_settle, flick.index_settle = rec.t, rec.index
         flick.after = {str(n): (float(obs.xy[i, 0]), float(obs.xy[i, 1])) for i, n in enumerate(obs.attributes["name"]) if n}
+        flick.settled_obs = obs
         ruling = self.judge(flick, obs)
         flick.ruling = ruling
         if ruling is None:
@@ -434,6 +453,45 @@ class Session:
         self._emit({"kind": "flick", "state": "settled", "flick": flick.id, "status": flick.status,
                     "compute_s": round(flick.compute_s, 6)})
         self._release_images()
+
+    def _look_again(self) -> None:
+        """The second look, when the game has one (``revisit_s``): the last flick's call, still
+        waiting for a person, is made again (:meth:`_second_look`) once the table has stayed still
+        for ``revisit_s`` s after the settle; once only, and not at all when something moves before
+        then (the evidence is no cleaner)."""
+        flick = self.pending
+        if self.revisit_s is None or flick is None or flick.status != "pending" or flick.looked_again \
+                or flick is not (self.flicks[-1] if self.flicks else None):
+            return
+        if not self.motion.at_rest:
+            flick.looked_again = True  # something moved again: the evidence is no cleaner now
+        elif self._t - flick.t_settle >= self.revisit_s - 1e-6:
+            self._second_look(flick)
+
+    def _second_look(self, flick: Flick) -> None:
+        """Make the call of pending ``flick`` again (:meth:`second_look`). The new Ruling is taken
+        when it leaves fewer facts open and agrees with every fact the first one settled: applied
+        at once when it is ready (and ``auto_apply``), else announced as pending again with the
+        facts still open; otherwise the first call stands, with its notes, contacts and mover."""
+        flick.looked_again = True
+        old = flick.ruling
+        if old is None:
+            return
+        saved = (list(flick.notes), list(flick.contacts), flick.mover)
+        ruling = self.second_look(flick)
+        better = ruling is not None and set(ruling.open_facts()) < set(old.open_facts()) and \
+            all(ruling.facts.get(k) == v for k, v in old.facts.items())
+        if not better:
+            flick.notes, flick.contacts, flick.mover = saved
+            return
+        flick.notes = saved[0] + [f"called again {self._t - flick.t_settle:.2f} s after the settle: "
+                                  f"{', '.join(sorted(set(old.open_facts()) - set(ruling.open_facts())))} no longer too close"]
+        flick.ruling = ruling
+        if ruling.ready and self.config.auto_apply:
+            self.pending = None
+            self._apply(flick)
+        else:
+            self._emit({"kind": "pending", "flick": flick.id, "facts": ruling.open_facts(), "ruling": ruling.to_dict()})
 
     def _apply(self, flick: Flick) -> list[dict]:
         from rules.core import action_to_dict

@@ -23,8 +23,10 @@ resting disc that did not visibly move) are measured again on fitted paths
 from the fits): a path that runs into the disc, turns away from it at it, or leaves it pushed on
 beyond k σ of its rest positions touched it; one that passes beyond k σ did not; the rest waits for
 a person, and is looked at again once the table has stayed still for ``revisit_s`` (a pushed disc's
-new rest is the sharper for it). A disc that came to rest elsewhere moved, however slowly (tight
-chains), and its striker is the moving disc that touched it when it left its rest.
+new rest is the sharper for it): the session's second look (:meth:`session.core.Session.second_look`)
+makes the calls again on the frames after the settle and takes them when they leave fewer facts
+open and agree with every fact already settled. A disc that came to rest elsewhere moved, however
+slowly (tight chains), and its striker is the moving disc that touched it when it left its rest.
 
 The shot clock, possession, loose balls, fouls, resets and the score are the engine's.
 """
@@ -321,51 +323,9 @@ class DinoDunkSession(Session):
     def _engine_ids(self) -> set:
         return set(self.game.state["pieces"])
 
-    def step(self, frame) -> list[dict]:
-        """:meth:`Session.step`, and a call that waits for a person is looked at again once the table
-        has stayed still for ``revisit_s`` after the settle (see :meth:`_revisit`)."""
-        events = super().step(frame)
-        flick = self.pending
-        if flick is not None and flick.status == "pending" and flick is (self.flicks[-1] if self.flicks else None) \
-                and not getattr(flick, "_revisited", False):
-            if not self.motion.at_rest:
-                flick._revisited = True  # something moved again: the evidence is no cleaner now
-            elif self._t - flick.t_settle >= self.revisit_s - 1e-6:
-                events += self._revisit(flick)
-        return events
-
-    def _revisit(self, flick: Flick) -> list[dict]:
-        """The calls of a pending flick made again with the frames after the settle: a piece
-        that was pushed a mm or two has rested there for a few more frames, and its rest position is
-        the sharper for it (a push beyond the noise is a touch). Taken when it leaves fewer facts open
-        and agrees with every fact the first calls settled; else the first calls stand."""
-        flick._revisited = True
-        obs = getattr(flick, "_settle_obs", None)
-        old = flick.ruling
-        if obs is None or old is None:
-            return []
-        saved = (list(flick.notes), list(flick.contacts), flick.mover)
-        ruling = self.judge(flick, obs)
-        better = ruling is not None and set(ruling.open_facts()) < set(old.open_facts()) and \
-            all(ruling.facts.get(k) == v for k, v in old.facts.items())
-        if not better:
-            flick.notes, flick.contacts, flick.mover = saved
-            return []
-        n = len(self.events)
-        flick.notes = saved[0] + [f"called again {self._t - flick.t_settle:.2f} s after the settle: "
-                                  f"{', '.join(sorted(set(old.open_facts()) - set(ruling.open_facts())))} no longer too close"]
-        flick.ruling = ruling
-        if ruling.ready and self.config.auto_apply:
-            self.pending = None
-            self._apply(flick)
-        else:
-            self._emit({"kind": "pending", "flick": flick.id, "facts": ruling.open_facts(), "ruling": ruling.to_dict()})
-        return self.events[n:]
-
     def judge(self, flick: Flick, obs: Observation):
         from referee.adapters import dino_dunk as adapt
 
-        flick._settle_obs = obs
         exp = dict(flick.expected)
         sure, every, tracks, names, t0 = self._contacts(flick)
         contacts = sure

@@ -177,3 +177,98 @@ def test_a_piece_put_down_by_hand(announce, flicks):
     tables = [table(500)] * 10 + [table(560)] * 10
     s = play(make(), tables, announce=announce)
     assert len(s.flicks) == flicks
+
+
+# --- the second look (Session.revisit_s, Session.second_look) -----------------------------------------
+NEAR = ZONE_X - ZONE_R - R + 0.5  # home:a stops 0.5 mm inside the zone: too close at the settle
+
+
+class LookedAgain(DinoDunkSession):
+    """A session whose second look makes the call ``answer(first ruling)`` (None: no new call),
+    noting how long after the settle it was asked, and writing on the flick as a judge would."""
+
+    def __init__(self, *args, answer=None, revisit_s=0.1, **kw):
+        super().__init__(*args, **kw)
+        self.answer, self.revisit_s, self.looks = answer, revisit_s, []
+
+    def second_look(self, flick):
+        self.looks.append(self._t - flick.t_settle)
+        flick.notes.append("looked again")
+        flick.mover = "someone else"
+        return self.answer(flick.ruling) if self.answer else None
+
+
+def make_looked(answer, revisit_s=0.1, config=None):
+    from sim.suites import _board
+
+    board = _board("dino-dunk/crater-court")
+    return LookedAgain(board, OracleDetector(board, seed=2), game=MoveGame(), config=config or SessionConfig(),
+                       answer=answer, revisit_s=revisit_s)
+
+
+def settles(old):
+    """The open fact settled, every settled fact as it was."""
+    from dataclasses import replace
+
+    return replace(old, facts={**old.facts, "overlaps_scoring_zone": True}, pending={})
+
+
+def contradicts(old):
+    """The open fact settled, and a fact the first call settled turned over."""
+    from dataclasses import replace
+
+    return replace(old, facts={**old.facts, "overlaps_scoring_zone": True, "out_of_bounds": not old.facts["out_of_bounds"]},
+                   pending={})
+
+
+def test_a_second_look_that_settles_the_open_fact_is_applied():
+    s = play(make_looked(settles), flick_frames(NEAR))
+    (flick,) = s.flicks
+    (after,) = s.looks  # once, on the first frame revisit_s after the settle, the table still
+    assert 0.1 - 1e-6 <= after < 0.1 + 1 / 30
+    assert flick.status == "applied" and s.pending is None
+    assert s.game.pushed[0].overlaps_scoring_zone is True
+    assert flick.notes == [f"called again {after:.2f} s after the settle: overlaps_scoring_zone no longer too close"]
+    assert flick.mover == "someone else"  # what the second look found stays with the call taken
+    kinds = [e["kind"] for e in s.events]
+    assert kinds.index("pending") < kinds.index("call")
+
+
+@pytest.mark.parametrize("answer", [contradicts, lambda old: old, None], ids=["contradicts", "as-many-open", "no-call"])
+def test_a_second_look_that_is_no_better_leaves_the_first_call(answer):
+    s = play(make_looked(answer), flick_frames(NEAR))
+    (flick,) = s.flicks
+    assert len(s.looks) == 1  # once only, though the table stays still longer
+    assert flick.status == "pending" and s.pending is flick
+    assert flick.ruling.open_facts() == ["overlaps_scoring_zone"] and not s.game.pushed
+    assert flick.notes == [] and flick.mover == "home:a"  # as the first call left them
+
+
+def test_no_second_look_without_revisit_s():
+    s = play(make_looked(settles, revisit_s=None), flick_frames(NEAR))
+    assert s.looks == [] and s.flicks[0].status == "pending"
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_the_table_moving_before_the_second_look_cancels_it(moved):
+    """The call is left pending 0.2 s before the look is due; then home:b is moved (or not)."""
+    frames = flick_frames(NEAR, hold=8)
+    b_x = [300.0 + 10.0 * i for i in range(1, 5)] if moved else [300.0] * 4
+    frames += [[disc("home:a", NEAR, ZONE_Y, "home"), disc("home:b", x, 100, "home"), disc("away:c", 600, 500, "away")]
+               for x in b_x + [b_x[-1]] * 20]
+    s = play(make_looked(settles, revisit_s=0.3), frames)
+    flick = s.flicks[0]
+    assert len(s.flicks) == 1
+    if moved:
+        assert s.looks == [] and flick.status == "pending"
+    else:
+        assert len(s.looks) == 1 and flick.status == "applied"
+
+
+def test_a_second_look_without_auto_apply_waits_for_a_person_with_nothing_open():
+    s = play(make_looked(settles, config=SessionConfig(auto_apply=False)), flick_frames(NEAR))
+    (flick,) = s.flicks
+    assert s.pending is flick and flick.ruling.open_facts() == [] and not s.game.pushed
+    assert s.events[-1]["kind"] == "pending" and s.events[-1]["facts"] == []
+    s.confirm(by="ref")
+    assert flick.status == "applied" and s.game.pushed[0].overlaps_scoring_zone is True

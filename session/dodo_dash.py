@@ -11,7 +11,9 @@
   event between two samples that the fits cannot place (a bounce unseen, a turn no racer explains)
   leaves the racers the token could have reached too close to call. Racers in the order first
   touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
-  a person (``dodo-dash.hit`` default: not hit).
+  a person (``dodo-dash.hit`` default: not hit). The call is made in stages
+  (:meth:`DodoDashSession.hit_verdicts`): the path fit (:class:`ThrowPath`), the events between its
+  segments (:class:`ThrowEvents`), each racer's call (:class:`RacerCall`), the order first touched.
 - **Positions.** After every settle each named racer's hex is read (:func:`referee.hexes.hex_calls`)
   and compared with the engine's; a mismatch is an event proposing a ``Correct`` (a judge's action).
 - **Dice, traps, drifts.** The players enter the dice (``act(Roll(value))`` with ``dice="table"``);
@@ -271,16 +273,21 @@ class DodoDashSession(Session):
     # -- stage 1: the path fit ---------------------------------------------------------------------
     def throw_path(self, flick: Flick, proj, racer_h: float, dt_eval: float = 0.001) -> ThrowPath | None:
         """The projectile track ``proj``'s fitted path in ``flick`` (mat mm, s; racers ``racer_h``
-        mm tall), or None when it was seen in fewer than two frames: the samples from the launch
-        (:meth:`_launch_samples`), the height's fall and the landing (:meth:`_fit_height`), the
-        segments (:meth:`_fit_segments`), a plain landing pinning the flight's end
-        (:meth:`_pin_landing`), and the path followed every ``dt_eval`` s (:meth:`_follow`)."""
+        mm tall): its samples from the launch (:meth:`_launch_samples`) fitted by
+        :meth:`fit_path`; None when it was seen in fewer than two frames."""
         s = self._launch_samples(flick, proj)
         if s is None:
             return None
+        return self.fit_path(s, proj.kind, racer_h, dt_eval)
+
+    def fit_path(self, s: ThrowSamples, kind: str, racer_h: float, dt_eval: float = 0.001) -> ThrowPath:
+        """The fitted path of a projectile of ``kind`` from its samples ``s`` (mat mm, s; racers
+        ``racer_h`` mm tall): the height's fall and the landing (:meth:`_fit_height`), the segments
+        (:meth:`_fit_segments`), a plain landing pinning the flight's end (:meth:`_pin_landing`),
+        and the path followed every ``dt_eval`` s (:meth:`_follow`)."""
         z_sigma = self._height_sigma()
         fall, t_land, t_land_s = self._fit_height(s, z_sigma)
-        segs, at_land = self._fit_segments(s, proj.kind, fall, t_land)
+        segs, at_land = self._fit_segments(s, kind, fall, t_land)
         land_miss, land_miss_z = self._pin_landing(s, segs, at_land, t_land, t_land_s)
         return self._follow(s, segs, at_land, fall, t_land, t_land_s, land_miss, land_miss_z, z_sigma, racer_h, dt_eval)
 
@@ -456,9 +463,12 @@ class DodoDashSession(Session):
         bounds.append(segs[-1].t1)
         T = np.arange(s.t_launch, t[-1] + 1e-9, dt_eval)
         # between two segments without a join (a waypoint on either side): straight between them
-        anchors_t = np.array([x for si, sg in enumerate(segs) for x in ((sg.t0, sg.t1) if not _waypoint(sg) else (sg.t0,))])
-        anchors_p = np.array([p for si, sg in enumerate(segs) for p in ((ends[si][0], ends[si][4]) if not _waypoint(sg) else (ends[si][0],))])
-        anchors_s = np.array([x for si, sg in enumerate(segs) for x in ((ends[si][2], ends[si][6]) if not _waypoint(sg) else (ends[si][2],))])
+        anchors = []  # (t, place, σ) at each segment's start and end (a waypoint's one sample)
+        for sg, e in zip(segs, ends):
+            anchors += [(sg.t0, e[0], e[2])] if _waypoint(sg) else [(sg.t0, e[0], e[2]), (sg.t1, e[4], e[6])]
+        anchors_t = np.array([x[0] for x in anchors])
+        anchors_p = np.array([x[1] for x in anchors])
+        anchors_s = np.array([x[2] for x in anchors])
         P = np.column_stack([np.interp(T, anchors_t, anchors_p[:, 0]), np.interp(T, anchors_t, anchors_p[:, 1])])
         S = np.interp(T, anchors_t, anchors_s)
         for si, sg in enumerate(segs):
@@ -685,7 +695,8 @@ class DodoDashSession(Session):
         if r.id in events.hidden:
             th, sh, unsure = events.hidden[r.id]
             sh = float(np.hypot(sh, q_s))
-            hidden_cand = (0.0, sh, th, "bounce unseen, which racer or whether unsure") if unsure else (1.5 * k * sh, sh, th, "bounce")
+            hidden_cand = (0.0, sh, th, "bounce unseen, which racer or whether unsure") if unsure else \
+                (1.5 * k * sh, sh, th, "bounce")
         else:
             hidden_cand = None
         gap = _gap(P, A, path.samples.size, radius, np.broadcast_to(q, P.shape), r.radius)
@@ -735,13 +746,13 @@ class DodoDashSession(Session):
             # there): a token that met the racer below its top would have bounced off it
             through = end < len(over) and not any(e0 <= T[min(end, len(T) - 1)] + 0.02 and e1 >= T[i] - 0.02
                                                   for e0, e1 in events.intervals)
+            z_s = path.z_hold_s if T[i] < t[i_launch] else path.z_sigma  # (in the hand, or in flight)
             if i_land is not None and i <= i_land < end:
                 cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
             elif low[i]:
                 # touched: deep enough, and below the racer's top when it began (σ of that
                 # height: the fall's and the onset's time uncertainty times the fall speed)
-                h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, path.z_hold_s if T[i] < t[i_launch] else path.z_sigma,
-                                                                       path.dt))
+                h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_s, path.dt))
                 cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
             else:
                 # came over it from above: no touch until they part (the token leaving it, or
@@ -752,8 +763,8 @@ class DodoDashSession(Session):
                 while a1 < len(gap) and gap[a1] > gap[a1 - 1]:
                     a1 += 1
                 free[a0:a1] = False
-                over_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, path.z_hold_s if T[i] < t[i_launch] else path.z_sigma,
-                                                                          path.dt), float(T[i]), "passed over")
+                over_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_s, path.dt), float(T[i]),
+                          "passed over")
                 if through and -depth / s < over_c[0] / over_c[1]:
                     over_c = (-depth, s, float(T[i]), "passed over")
                 cands.append(over_c)
@@ -800,7 +811,8 @@ class DodoDashSession(Session):
         for v, c in zip(verdicts, calls):
             if v.answer == "too_close" and c.t_first is not None:  # touched, if at all, from then on
                 v.detail["t"] = c.t_first if v.detail["t"] is None else min(v.detail["t"], c.t_first)
-        touched = sorted((v for v in verdicts if v.answer != "no"), key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
+        touched = sorted((v for v in verdicts if v.answer != "no"),
+                         key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
         return verdicts, [v.detail["racer"] for v in touched]
 
     @staticmethod

@@ -1,0 +1,135 @@
+"""The stages of a Dodo Dash throw's call on hand-made samples (mat mm, s, 30 frames a second, σ
+0.7 mm): the path fit (:meth:`DodoDashSession.fit_path`), the events between its segments, each
+racer's call, and the verdicts in the order first touched. An Egg (radius 11 mm) and racers of
+radius 12.5 mm, 45 mm tall: their edges meet when the centres are 23.5 mm apart."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from session.bench import _StubDodoDash
+from session.dodo_dash import DodoDashSession, RacerCall, ThrowSamples
+from session.oracle import OracleDetector
+
+FPS, EGG_R, RACER_R, RACER_H, G = 30.0, 11.0, 12.5, 45.0, 9810.0
+
+
+@pytest.fixture(scope="module")
+def session():
+    from sim.suites import _board
+
+    board = _board("dodo-dash/dodorado-jungle")
+    return DodoDashSession(board, OracleDetector(board), game=_StubDodoDash({"projectile": "egg"}))
+
+
+def samples(xy_of_t, z_of_t, n_rest: int = 6, t_end: float = 0.8) -> ThrowSamples:
+    """Samples of a token at rest for ``n_rest`` frames, then launched at t = 0 (base height
+    ``z_of_t``, centre ``xy_of_t``)."""
+    t = np.arange(-n_rest, int(t_end * FPS)) / FPS
+    xy = np.array([xy_of_t(max(x, 0.0)) for x in t])
+    zb = np.array([z_of_t(max(x, 0.0)) for x in t])
+    n = len(t)
+    return ThrowSamples(t, xy, zb, np.full(n, 0.7), np.zeros(n), None, n_rest, float(t[n_rest - 1]))
+
+
+def racer(i: int, x: float, y: float):
+    return SimpleNamespace(id=i, name=f"racer-{i}", radius=RACER_R), (np.array([x, y]), 0.2)
+
+
+def judged(session, smp, rs):
+    """(the events, {racer name: Verdict}, the order first touched) through the four stages."""
+    racers = [r for r, _ in rs]
+    rest_q = {r.id: q for r, q in rs}
+    path = session.fit_path(smp, "egg", RACER_H)
+    events = session.throw_events(path, racers, rest_q, EGG_R, RACER_H)
+    calls = [session.racer_call(path, events, r, racers, rest_q, EGG_R, RACER_H) for r in racers]
+    flick = SimpleNamespace(mover="egg", index_start=0, index_settle=1)
+    verdicts, order = session.ordered_verdicts(flick, calls)
+    return events, {v.detail["racer"]: v for v in verdicts}, order
+
+
+def slide(v0=600.0, decel=1000.0):
+    """Along +x on the mat from the origin, slowing to a stop."""
+    t_stop = v0 / decel
+    return lambda t: np.array([v0 * min(t, t_stop) - decel * min(t, t_stop) ** 2 / 2, 0.0])
+
+
+@pytest.mark.parametrize("y, answer, evidence, margin", [
+    (10.0, "yes", "overlap", 13.5),   # the footprints overlap by 23.5 − 10 mm
+    (43.5, "no", "path", -20.0),      # the edges stay 20 mm apart
+])
+def test_a_slide_on_the_mat_touches_the_racer_it_overlaps(session, y, answer, evidence, margin):
+    _, v, order = judged(session, samples(slide(), lambda t: 0.0), [racer(1, 100.0, y)])
+    call = v["racer-1"]
+    assert (call.answer, call.detail["evidence"]) == (answer, evidence)
+    assert call.margin == pytest.approx(margin, abs=0.2)
+    assert order == (["racer-1"] if answer == "yes" else [])
+
+
+def thrown(z0: float, vx: float = 1200.0, decel: float = 1000.0):
+    """Released at height ``z0`` mm at the origin, flying along +x at ``vx`` mm/s and falling; then
+    sliding on to a stop."""
+    t_land = np.sqrt(2 * z0 / G)
+    t_stop = vx / decel
+
+    def xy(t):
+        if t <= t_land:
+            return np.array([vx * t, 0.0])
+        u = min(t - t_land, t_stop)
+        return np.array([vx * t_land + vx * u - decel * u * u / 2, 0.0])
+
+    return xy, (lambda t: max(z0 - G * t * t / 2, 0.0))
+
+
+@pytest.mark.parametrize("z0, answer", [
+    (100.0, "no"),   # over the racer's footprint at 90 mm and more: above its 45 mm top
+    (30.0, "yes"),   # through the footprint below the top
+])
+def test_a_throw_over_a_racers_footprint_touches_it_only_below_its_top(session, z0, answer):
+    xy, z = thrown(z0)
+    _, v, _ = judged(session, samples(xy, z), [racer(1, 30.0, 0.0)])
+    call = v["racer-1"]
+    assert call.answer == answer, call.detail
+    if answer == "yes":
+        assert call.detail["evidence"] == "overlap"
+    else:
+        assert call.detail["evidence"] != "overlap" and call.margin < -10.0
+
+
+def test_a_bounce_where_the_fits_meet_touches_the_racer_it_turned_off(session):
+    """Sliding at 600 mm/s into racer-1 (edges meet at x = 76.5), then back off it, turned; racer-2
+    is far from the path."""
+    t_hit = 76.5 / 600.0
+    d = np.array([-0.9, 0.3]) / np.hypot(-0.9, 0.3)
+
+    def xy(t):
+        if t <= t_hit:
+            return np.array([600.0 * t, 0.0])
+        u = min(t - t_hit, 0.3)
+        return np.array([76.5, 0.0]) + d * (300.0 * u - 500.0 * u * u)
+
+    events, v, order = judged(session, samples(xy, lambda t: 0.0), [racer(1, 100.0, 0.0), racer(2, 0.0, 100.0)])
+    ((jn, turn),) = events.bounces
+    assert jn.t == pytest.approx(t_hit, abs=1e-3) and jn.xy == pytest.approx([76.5, 0.0], abs=0.5)
+    assert turn[0] < -0.9  # pushed back, away from racer-1
+    assert v["racer-1"].answer == "yes" and v["racer-1"].detail["evidence"] == "bounce"
+    assert v["racer-1"].detail["t"] == pytest.approx(t_hit, abs=1e-3)
+    assert v["racer-2"].answer == "no"
+    assert order == ["racer-1"]
+
+
+def test_the_order_is_by_the_earliest_touch_a_call_in_doubt_from_when_it_could_have_begun(session):
+    flick = SimpleNamespace(mover="egg", index_start=0, index_settle=1)
+    k = session.referee.k
+    calls = [RacerCall("racer-1", 5 * k, 0.30, 1.0, "overlap", 0.29),    # sure, touched at 0.30 s
+             RacerCall("racer-2", 5 * k, 0.10, 1.0, "overlap", 0.09),    # sure, touched at 0.10 s
+             RacerCall("racer-3", -5 * k, 0.05, 1.0, "path", None),      # a sure miss: not in the order
+             RacerCall("racer-4", 0.5 * k, 0.40, 1.0, "bounce, which racer unsure", 0.20)]  # in doubt
+    verdicts, order = session.ordered_verdicts(flick, calls)
+    assert [v.answer for v in verdicts] == ["yes", "yes", "no", "too_close"]
+    assert verdicts[3].detail["t"] == 0.20  # touched, if at all, from 0.20 s on
+    assert order == ["racer-2", "racer-4", "racer-1"]
+    assert session.ordered_verdicts(flick, []) == ([], [])

@@ -9,6 +9,11 @@
   renders the YOLO dataset (``vision/detector_data.py``), trains yolo11n from scratch on the CPU
   (``vision/yolo.py``), and writes ``detector.pt``, ``detector.onnx`` and ``train.json`` to
   ``models/detector`` (see its README for the shipped run).
+
+- ``tableref train blobs [--frames N] [--seed S] [--epochs E] [--out DIR]`` renders scenes of the
+  four games, finds the classical detector's proposals and round pieces in them as it does at run
+  time (``vision/blobs.py``), labels each by the rendered piece under it, fits the small CNN that
+  names them and writes ``blobs.npz`` and ``metrics.json`` to ``models/blobs``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import argparse
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("train", help="train the shipped models (attribute classifiers, detector)",
+    p = subparsers.add_parser("train", help="train the shipped models (attribute classifiers, detector, non-round classifier)",
                               description="Train the shipped models from simulator renders.")
     sub = p.add_subparsers(dest="train_what", metavar="WHAT")
     sub.required = True
@@ -46,6 +51,16 @@ def register(subparsers) -> None:
     d.add_argument("--runs", default=None, help="ultralytics run folder (default: a temp folder)")
     d.add_argument("--out", default=None, help="output folder (default: models/detector)")
     d.set_defaults(func=run_detector)
+
+    b = sub.add_parser("blobs", help="the classical detector's classifier of non-round pieces (racers, projectiles, "
+                                     "cards, toucan, hunter) and of round finds that are part of a figure",
+                       description="Render scenes, cut the classical detector's proposals, fit the small CNN, save it.")
+    b.add_argument("--frames", type=int, default=600, help="rendered scenes (default 600; the last 10%% validate)")
+    b.add_argument("--seed", type=int, default=11, help="scene seed (default 11; the vision bench uses 90210)")
+    b.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
+    b.add_argument("--out", default=None, help="output folder (default: models/blobs)")
+    b.add_argument("--quiet", action="store_true", help="no progress bars")
+    b.set_defaults(func=run_blobs)
 
 
 def run_attributes(args: argparse.Namespace) -> int:
@@ -134,6 +149,41 @@ def run_detector(args: argparse.Namespace) -> int:
              "machine": f"{platform.machine()} {platform.processor()}", "onnx": onnx.name}
     (out / "train.json").write_text(json.dumps(facts, indent=1) + "\n")
     print(f"wrote {out / 'detector.pt'} and {onnx} (train {t2 - t1:.0f}s)")
+    return 0
+
+
+def run_blobs(args: argparse.Namespace) -> int:
+    import json
+    import time
+    from pathlib import Path
+
+    from vision.blobs import DEFAULT_MODEL, RECIPE_EPOCHS, render_crops, train
+
+    if args.frames < 10:
+        raise ValueError("--frames must be at least 10")
+    if args.seed == 90210:
+        raise ValueError("seed 90210 is the vision bench's: train on another")
+    epochs = args.epochs or RECIPE_EPOCHS
+    out = Path(args.out) if args.out else DEFAULT_MODEL.parent
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    data = render_crops(args.frames, seed=args.seed, progress=_bar("blobs: renders", args.quiet))
+    t1 = time.perf_counter()
+    counts = {}
+    for lab in data.labels:
+        counts[lab] = counts.get(lab, 0) + 1
+    print(f"{len(data)} crops from {args.frames} renders ({t1 - t0:.0f}s): "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
+    meta = {"data": f"vision.blobs.render_crops(frames={args.frames}, seed={args.seed})", "counts": counts}
+    clf, metrics = train(data, epochs=epochs, meta=meta, progress=None if args.quiet else _epochs("blobs"))
+    t2 = time.perf_counter()
+    path = clf.save(out / "blobs.npz")
+    metrics.update({"frames": args.frames, "seed": args.seed, "epochs": epochs, "counts": counts,
+                    "render_s": round(t1 - t0, 1), "fit_s": round(t2 - t1, 1), "file_kb": round(path.stat().st_size / 1024, 1)})
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1, sort_keys=True) + "\n")
+    val = metrics.get("val", {})
+    print(f"blobs: validation accuracy {100 * val.get('accuracy', float('nan')):.2f}% on {val.get('n', 0)} crops "
+          f"(render {t1 - t0:.0f}s, fit {t2 - t1:.0f}s) -> {path}")
     return 0
 
 

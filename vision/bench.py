@@ -19,11 +19,17 @@ refinement, not the marker registration. The empty mat is rendered once per fram
 camera and lighting, no pieces and no occluders, other noise.
 
 Truth and matching (mat mm): a piece counts for recall when ≥ 80% of its silhouette is seen, it
-rests on the mat (z < 1 mm) and its kind is one the detector reports; pieces that are less visible,
+rests on the mat (z < 1 mm) and its kind is one the detector reports (the classical method: the
+round kinds, and the non-round kinds of the game when its classifier ``models/blobs/blobs.npz`` is
+there, see ``vision/blobs.py``); pieces that are less visible,
 in the air or of kinds it does not report are "don't care" (a detection on them is neither right nor
 wrong). Detections are matched to truth one-to-one by distance (Hungarian), within 0.6 × the
 piece's radius (at least 6 mm). Position error is reported for pieces ≥ 99% visible, at rest
 (``unoccluded``); for round pieces (refined) and for the rest (box position) apart.
+
+Each method's recall, precision and position error are also given for the round kinds alone (the
+figures comparable with those of a classical detector that found round pieces only) and for the
+non-round kinds alone (figures, projectile tokens, cards): ``round_kinds`` and ``other_kinds``.
 """
 
 from __future__ import annotations
@@ -162,6 +168,7 @@ class Tally:
     err_box: list = field(default_factory=list)
     sig_box: list = field(default_factory=list)
     per_kind: dict = field(default_factory=dict)
+    kind_err: dict = field(default_factory=dict)
     ms: dict = field(default_factory=dict)
     cpu: dict = field(default_factory=dict)
     frames: int = 0
@@ -174,9 +181,14 @@ class Tally:
             self.cpu.setdefault(k, []).append(v)
 
 
-def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds: set) -> None:
-    """Add one frame's matches to ``tally`` (see the module doc for what counts)."""
+def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds: set, only: set | None = None) -> None:
+    """Add one frame's matches to ``tally`` (see the module doc for what counts). ``only``: count
+    only these kinds (the detections and the truth of other kinds are left out; a detection of
+    these kinds on a piece of another kind is still not wrong)."""
     game = frame.board.game
+    if only is not None:
+        reported = set(reported) & set(only)
+        obs = obs[np.array([str(k) in only for k in obs.kind], dtype=bool)] if len(obs) else obs
     truth = [t for t in frame.truth if truth_kind(game, t) in reported]
     care = np.array([t["visible"] >= 0.8 and t["z"] < 1.0 for t in truth], dtype=bool)
     txy = np.array([t["xy"] for t in truth]).reshape(-1, 2)
@@ -199,6 +211,7 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
             e = float(np.linalg.norm(obs.xy[i] - t["xy"]))
             (tally.err_round if kind in round_kinds else tally.err_box).append(e)
             (tally.sig_round if kind in round_kinds else tally.sig_box).append(float(obs.sigma[i]))
+            tally.kind_err.setdefault(kind, []).append((e, float(obs.sigma[i])))
     for j in range(len(truth)):
         if care[j] and j not in matched_truth:
             tally.fn += 1
@@ -223,6 +236,23 @@ def _stats(err: list, sig: list) -> dict:
     return {"n": len(e), "median_mm": float(np.median(e)), "p90_mm": float(np.percentile(e, 90)),
             "p99_mm": float(np.percentile(e, 99)), "max_mm": float(e.max()),
             "within_3sigma": float(np.mean(e <= 3 * s)), "median_sigma_mm": float(np.median(s))}
+
+
+def summarise_part(t: Tally) -> dict:
+    """Recall, precision and position errors of a part of the kinds (round or not)."""
+    return {"recall": t.tp / max(t.tp + t.fn, 1), "precision": t.tp / max(t.tp + t.fp, 1), "tp": t.tp, "fn": t.fn,
+            "fp": t.fp, "kind_accuracy": t.kind_ok / max(t.tp, 1),
+            "position": _stats(t.err_round + t.err_box, t.sig_round + t.sig_box),
+            "per_kind": {k: {"found": v[0], "missed": v[1], "kind_ok": v[2],
+                             **_kind_err(t.kind_err.get(k, []))} for k, v in sorted(t.per_kind.items())}}
+
+
+def _kind_err(rows: list) -> dict:
+    if not rows:
+        return {}
+    e = np.array([r[0] for r in rows])
+    s = np.array([r[1] for r in rows])
+    return {"median_mm": float(np.median(e)), "p90_mm": float(np.percentile(e, 90)), "within_3sigma": float(np.mean(e <= 3 * s))}
 
 
 def summarise(t: Tally) -> dict:
@@ -259,6 +289,7 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
               "views": {}}
     for view in views:
         tallies = {m: Tally() for m in methods}
+        parts = {m: {"round": Tally(), "other": Tally()} for m in methods}
         scales = []
         t_start = time.perf_counter()
         for fr in bench_frames(frames, view, seed, progress=progress):
@@ -270,13 +301,17 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
                 det = Detector(fr.board, fr.transform, specs=specs, background=fr.empty, config=config,
                                model=loaded if m != "classical" else None, method=m, attributes=attributes)
                 obs = det(fr.image, 0, 0.0)
-                reported = {k.name for k in det.round} if m == "classical" else set(kinds) | {"ball"}
+                reported = {k.name for k in det.round} | det.blob_kinds if m == "classical" else set(kinds) | {"ball"}
                 score_frame(tallies[m], obs, fr, reported, rk)
+                score_frame(parts[m]["round"], obs, fr, reported, rk, only=rk | {"ball"})
+                score_frame(parts[m]["other"], obs, fr, reported, rk, only=set(kinds) - rk - {"ball"})
                 tallies[m].add_ms(det.timings_ms, det.cpu_ms)
                 tallies[m].frames += 1
         report["views"][view] = {"mm_per_px_median": float(np.median(scales)), "mm_per_px_range": [float(np.min(scales)), float(np.max(scales))],
                                  "wall_s": time.perf_counter() - t_start,
-                                 "methods": {m: summarise(t) for m, t in tallies.items()}}
+                                 "methods": {m: {**summarise(t), "round_kinds": summarise_part(parts[m]["round"]),
+                                                 "other_kinds": summarise_part(parts[m]["other"])}
+                                             for m, t in tallies.items()}}
     return report
 
 
@@ -299,6 +334,20 @@ def format_report(report: dict) -> str:
                          f"{s['cpu_ms_total']:.1f} ({stages}) = {s['fps_cpu'] or 0:.1f} fps of CPU; wall {s['ms_total']:.1f}")
             lines.append(f"{'':10s} tp {s['tp']} fn {s['fn']} fp {s['fp']}; missed by kind: "
                          + ", ".join(f"{k} {c['missed']}/{c['found'] + c['missed']}" for k, c in s["per_kind"].items() if c["missed"]))
+            for part, label in (("round_kinds", "round kinds"), ("other_kinds", "non-round")):
+                q = s.get(part)
+                if not q:
+                    continue
+                pos = q["position"]
+                lines.append(f"{'':10s} {label:11s}: recall {100 * q['recall']:6.2f}% precision {100 * q['precision']:6.2f}% "
+                             f"kind {100 * q['kind_accuracy']:5.1f}% (tp {q['tp']} fn {q['fn']} fp {q['fp']}); position n {pos['n']}"
+                             + (f" median {pos['median_mm']:.2f} p99 {pos['p99_mm']:.2f} max {pos['max_mm']:.2f} mm, "
+                                f"≤3σ {100 * pos['within_3sigma']:.1f}% (median σ {pos['median_sigma_mm']:.2f})" if pos["n"] else ""))
+                if part == "other_kinds" and q["per_kind"]:
+                    lines.append(f"{'':10s} {'':11s}  by kind (found/all, median and p90 error mm): " + ", ".join(
+                        f"{k} {c['found']}/{c['found'] + c['missed']}"
+                        + (f" {c['median_mm']:.1f}/{c['p90_mm']:.1f}" if "median_mm" in c else "")
+                        for k, c in q["per_kind"].items()))
         names = list(v["methods"])
         for mb in names[1:]:
             a, b = v["methods"][names[0]], v["methods"][mb]

@@ -261,11 +261,12 @@ def static_blocks(board, kinds: dict, transform: MatTransform) -> list[np.ndarra
 
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
                          kinds: list[RoundKind], config: DetectConfig, maps: dict | None = None,
-                         static_mask: np.ndarray | None = None) -> Candidates:
+                         static_mask: np.ndarray | None = None, out: dict | None = None) -> Candidates:
     """Round-piece candidates from the empty-mat difference, in mat mm. ``maps``: a cache of
     :func:`plane_maps` kept by the caller (one per height; the transform must not change).
     ``static_mask``: (H, W) image px, non-zero on the board's fixed blocks (:func:`static_blocks`),
-    which are not pieces."""
+    which are not pieces. ``out``: if given, ``out["mask"]`` receives the (H, W) uint8 image px
+    foreground mask, hands and fixed blocks removed (the non-round path, :mod:`vision.blobs`, starts from it)."""
     import cv2
 
     small = background.foreground_small(frame, config.diff_threshold)
@@ -294,6 +295,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         r = max(1, int(round(config.hand_margin_mm / scale)))
         hands = cv2.dilate(hands, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         mask[hands > 0] = 0
+    if out is not None:
+        out["mask"] = mask
     if not kinds:
         return Candidates.empty(occluders)
     s = config.px_per_mm
@@ -438,7 +441,7 @@ class Detector:
 
     def __init__(self, board, transform: MatTransform, specs=None, background: np.ndarray | None = None,
                  config: DetectConfig | None = None, model=None, method: str = "auto", attributes: bool = True,
-                 profile: str | None = None, reuse: bool = True):
+                 profile: str | None = None, reuse: bool = True, blobs=None):
         if method not in METHODS:
             raise DetectError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
         if specs is None:
@@ -465,10 +468,30 @@ class Detector:
             raise DetectError("the classical detector needs the empty mat (--background EMPTY.png) and no model was given")
         if method == "hybrid" and self.background is None:
             raise DetectError("the hybrid detector needs the empty mat (--background EMPTY.png)")
+        # the non-round path of the classical detector (vision/blobs.py): its classifier
+        self.blob_model = None
+        if blobs is not False and self.background is not None and method in ("classical", "auto"):
+            from vision.blobs import BlobConfig, load_blob_model
+
+            self.blob_model = blobs if blobs not in (None, True) and not isinstance(blobs, (str, Path)) \
+                else load_blob_model(blobs if isinstance(blobs, (str, Path)) else None)
+            self.blob_config = BlobConfig.load()
         if method == "auto":
-            method = "hybrid" if self.detector is not None and self.background is not None else \
-                ("yolo" if self.detector is not None else "classical")
+            # the classical path with its non-round classifier finds every kind (and beats the
+            # hybrid on the vision bench, see models/blobs/README.md); a detector given
+            # explicitly is used (hybrid)
+            method = "classical" if self.blob_model is not None and model is None else \
+                ("hybrid" if self.detector is not None and self.background is not None else
+                 ("yolo" if self.detector is not None else "classical"))
+        if method != "classical":
+            self.blob_model = None
         self.method = method
+        self.blob_kinds = set()
+        if self.blob_model is not None:
+            from vision.blobs import GAME_CLASSES, kind_of
+
+            self.blob_kinds = {k for c in GAME_CLASSES.get(self.game, ()) if (k := kind_of(self.game, c, self.kinds))}
+        self.last: dict = {}
         self._maps: dict = {}
         if self.method in ("classical", "hybrid"):  # set-up work: the remap of each height's plane (lens included)
             size, origin = search_plane(board, self.config)
@@ -507,18 +530,78 @@ class Detector:
                                                                self.kinds, self.config), self.kinds), self.kinds,
                           self.config.hybrid_kind_conf)
         else:
+            aux: dict = {}
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
-                                        self._maps, self._static_mask)
+                                        self._maps, self._static_mask, out=aux)
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         t2, c2 = time.perf_counter(), time.process_time()
+        tb, cb = t2, c2
+        if self.method == "classical" and "mask" in aux:
+            obs = self._blobs(frame, aux["mask"], obs, frame_index, timestamp)
+            t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
             obs.attributes.update(self._attributes_cached(frame, obs))
         t3, c3 = time.perf_counter(), time.process_time()
         self.occluders = cand.occluders
-        self.timings_ms = {"detect": 1000 * (t1 - t0), "refine": 1000 * (t2 - t1), "attributes": 1000 * (t3 - t2)}
-        self.cpu_ms = {"detect": 1000 * (c1 - c0), "refine": 1000 * (c2 - c1), "attributes": 1000 * (c3 - c2)}
+        self.timings_ms = {"detect": 1000 * (t1 - t0), "refine": 1000 * (tb - t1), "blobs": 1000 * (t2 - tb),
+                           "attributes": 1000 * (t3 - t2)}
+        self.cpu_ms = {"detect": 1000 * (c1 - c0), "refine": 1000 * (cb - c1), "blobs": 1000 * (c2 - cb),
+                       "attributes": 1000 * (c3 - c2)}
         return obs
+
+    def _blobs(self, frame, mask, obs: Observation, frame_index, timestamp) -> Observation:
+        """The non-round path (:mod:`vision.blobs`): round pieces that the classifier sees as part of
+        a figure are dropped; the foreground less the round pieces' silhouettes is cut into
+        proposals, each classified; the pieces of this game's kinds are added. Without a model, the
+        proposals are still made (``last``) but nothing is added."""
+        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, game_probs, kind_of, proposal_crop, proposals,
+                                  round_crops, round_silhouettes)
+
+        bc = self.blob_config if self.blob_model is not None else None
+        if bc is None:
+            from vision.blobs import BlobConfig
+
+            bc = self.blob_config = getattr(self, "blob_config", None) or BlobConfig.load()
+        model = self.blob_model
+        if model is not None and len(obs):
+            crops, _ = round_crops(frame, self.transform, obs.xy, obs.height, mask, bc)
+            P = game_probs(model, crops, self.game)
+            figure = np.array([c in VETO_CLASSES for c in model.classes], dtype=bool)
+            veto = P[:, figure].sum(1) >= bc.veto_conf
+            if veto.any():
+                obs = obs[~veto]
+        rest = mask.copy()
+        if len(obs):
+            rest[round_silhouettes(self.transform, obs.xy, obs.radius, obs.height, mask.shape, bc.erase_margin_mm) > 0] = 0
+        props = proposals(frame, rest, self.transform, bc)
+        self.last = {"fg": mask, "round_obs": obs, "proposals": props}
+        if model is None or not props:
+            return obs
+        P = game_probs(model, [proposal_crop(frame, self.transform, p, bc) for p in props], self.game)
+        cls = np.asarray(model.classes, dtype=object)
+        best = P.argmax(1)
+        xy, kinds, conf, sig = [], [], [], []
+        for i, p in enumerate(props):
+            c = str(cls[best[i]])
+            k = kind_of(self.game, c, self.kinds)
+            if k is None or P[i, best[i]] < bc.min_conf:
+                continue
+            h = self.kinds[k].height
+            if c in FIGURE_CLASSES and bc.figure_base:
+                xy.append(figure_base(p, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
+            else:
+                xy.append(self.transform.image_to_mat(np.array([p.centre], float), h / 2.0)[0])
+            kinds.append(k)
+            conf.append(float(P[i, best[i]]))
+            sig.append(bc.sigma_of(c))
+        if not kinds:
+            return obs
+        return Observation(xy=np.vstack([obs.xy, np.array(xy).reshape(-1, 2)]),
+                           radius=np.concatenate([obs.radius, [self.kinds[k].radius for k in kinds]]),
+                           height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
+                           kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
+                           sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
 
     def _unchanged(self, frame, old_frame, box) -> bool:
         """Whether the image patch in ``box`` (x0, y0, x1, y1 image px) is the same in both frames

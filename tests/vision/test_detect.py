@@ -59,7 +59,7 @@ def test_classical_finds_every_disc_with_its_size_and_sub_mm(frame):
         assert obs.kind[i] == p.kind, (p.id, obs.kind[i])
         assert err < 0.8, (p.id, err)
         assert 0 < obs.sigma[i] < 1.5
-    assert set(det.timings_ms) == {"detect", "refine", "attributes"}
+    assert set(det.timings_ms) == {"detect", "refine", "blobs", "attributes"}
 
 
 def test_yolo_path_maps_classes_refines_round_pieces_and_reports_hands(frame):

@@ -1,0 +1,497 @@
+"""The classical path's pieces that are not round: Dodo Dash racers and projectile tokens, cards, the
+Morris toucan and hunter; and a check of the round pieces it found (a round part of a figure, the
+toucan's head, is not an egg).
+
+From what the round path already has (:func:`vision.detect.classical_candidates`): the foreground
+mask (the frame's difference against the empty mat, **image px**, hands and the board's fixed
+blocks removed), less the silhouettes of the round pieces it kept, falls into connected components;
+a component larger than one piece (``split_area_mm2``) is cut at the peaks of its distance
+transform (watershed on the frame). Each part is a *proposal*.
+
+A window of fixed size on the mat (``window_mm`` at the mat plane, centred on the proposal; the
+piece's size in the image stays a cue) is cut from the frame, resized to the network's input, the
+pixels outside the proposal dimmed, and classified by a small CNN (:class:`vision.classify.ConvClassifier`,
+``models/blobs/blobs.npz``) into ``CLASSES``: every non-round piece kind of the four games, ``round``
+(a round piece: the round path's job) and ``nothing`` (a shadow, a hand's edge, a piece's fragment).
+Only the classes of the table's game are allowed (``GAME_CLASSES``).
+
+A proposal's position (mat mm) is the centroid of its pixels carried to the plane at half the
+kind's height (for a standing figure the centroid of its silhouette is near its axis half way
+up); σ per kind from ``config`` (measured on renders of other seeds than the bench's, see
+``models/blobs/README.md``).
+
+Every round piece kept by the round path is cut the same way, centred on it: when the network is
+sure (``veto_conf``) that the window shows a figure (``VETO_CLASSES``), the round piece is dropped.
+
+Training data (:func:`render_crops`): simulator scenes of the benchmark suites with another seed
+(the detector's, 11), extra pieces on free spots, framed and wide cameras, random styles with
+occluders; the proposals and round pieces are found exactly as at run time, each labelled by the
+rendered piece under most of its pixels (``RenderResult.labels``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODEL = ROOT / "models" / "blobs" / "blobs.npz"
+
+CLASSES = ("nothing", "round", "racer", "meteorite", "log", "dodo-egg", "feather", "banana", "dodo", "toucan",
+           "hunter", "card")
+GAME_CLASSES = {
+    "dino-dunk": ("nothing", "round", "card"),
+    "dodo-dash": ("nothing", "racer", "meteorite", "log", "dodo-egg", "feather", "banana", "dodo", "card"),
+    "morris": ("nothing", "round", "toucan", "hunter"),
+    "dogo-dash": ("nothing", "card"),
+}
+VETO_CLASSES = ("racer", "toucan", "hunter")
+FIGURE_CLASSES = ("racer", "toucan", "hunter")
+SIZE = (40, 40)
+
+
+@dataclass(frozen=True)
+class BlobConfig:
+    """Thresholds of the non-round path (``blobs`` in ``vision/config.yaml``)."""
+
+    window_mm: float = 110.0
+    dim: float = 0.5
+    min_area_mm2: float = 100.0
+    split_area_mm2: float = 3000.0
+    peak_sep_mm: float = 14.0
+    min_peak_mm: float = 4.0
+    erase_margin_mm: float = 1.5
+    min_conf: float = 0.5
+    veto_conf: float = 0.7
+    figure_base: bool = True
+    figure_base_fraction: float = 0.6
+    sigma_mm: tuple = (("figure", 4.0), ("token", 3.0), ("card", 4.0))
+
+    @classmethod
+    def load(cls, path=None) -> "BlobConfig":
+        import yaml
+
+        from vision.detect import CONFIG_PATH
+
+        path = Path(path or CONFIG_PATH)
+        data = (yaml.safe_load(path.read_text()) or {}).get("blobs", {}) or {}
+        unknown = set(data) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"{path}: blobs: unknown keys {sorted(unknown)}")
+        if "sigma_mm" in data:
+            data["sigma_mm"] = tuple((str(k), float(v)) for k, v in dict(data["sigma_mm"]).items())
+        return cls(**data)
+
+    def sigma_of(self, cls_name: str) -> float:
+        group = "figure" if cls_name in ("racer", "toucan", "hunter") else ("card" if cls_name == "card" else "token")
+        return float(dict(self.sigma_mm)[group])
+
+
+def kind_of(game: str, cls_name: str, kinds: dict) -> str | None:
+    """The game's piece kind of a class (None: ``nothing``, ``round`` or not a piece of this game)."""
+    if cls_name in ("nothing", "round"):
+        return None
+    if cls_name == "card":
+        for name in ("card", "movement-card", "character-card"):
+            if name in kinds:
+                return name
+        return None
+    if cls_name == "dodo-egg":
+        return "egg" if game == "dodo-dash" else None
+    return cls_name if cls_name in kinds else None
+
+
+def class_of(game: str, kind: str, round_kinds: set) -> str:
+    """The class of a simulated piece's kind (the label of a crop on it)."""
+    if kind in round_kinds or kind == "disc-tiny":
+        return "round"
+    if kind == "egg" and game == "dodo-dash":
+        return "dodo-egg"
+    if kind == "card" or kind.endswith("-card"):
+        return "card"
+    return kind if kind in CLASSES else "nothing"
+
+
+_LOADED: dict = {}
+
+
+def load_blob_model(path=None):
+    """The shipped classifier (``models/blobs/blobs.npz``), or None when there is none (cached by
+    file and modification time)."""
+    from vision.classify import load_model
+
+    path = Path(path or DEFAULT_MODEL)
+    if not path.is_file():
+        return None
+    key = (str(path.resolve()), path.stat().st_mtime)
+    if key not in _LOADED:
+        _LOADED[key] = load_model(path)
+    return _LOADED[key]
+
+
+# ------------------------------------------------------------------------------------------------
+# proposals
+
+
+@dataclass
+class Proposal:
+    """A part of the foreground: ``centre`` (x, y) image px (centroid of its pixels), ``box``
+    (x0, y0, x1, y1) image px, ``area_mm2`` at the mat plane, ``region`` (h, w) bool over ``box``."""
+
+    centre: tuple
+    box: tuple
+    area_mm2: float
+    region: np.ndarray
+
+
+def round_silhouettes(transform, xy: np.ndarray, radius: np.ndarray, height: np.ndarray, shape: tuple,
+                      margin_mm: float = 1.5) -> np.ndarray:
+    """(H, W) uint8 image px mask, 255 on each upright cylinder's silhouette (base and top rims'
+    hull; ``xy`` (n, 2) mat mm base centres, ``radius`` and ``height`` (n,) mm) grown by ``margin_mm``."""
+    import cv2
+
+    out = np.zeros(shape[:2], np.uint8)
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    for c, r, h in zip(np.asarray(xy, float).reshape(-1, 2), np.asarray(radius, float), np.asarray(height, float)):
+        pts = c + (r + margin_mm) * ring
+        px = np.vstack([transform.mat_to_image(pts, 0.0), transform.mat_to_image(pts, float(h))])
+        if not np.isfinite(px).all():
+            continue
+        cv2.fillConvexPoly(out, cv2.convexHull(np.round(px).astype(np.int32)), 255)
+    return out
+
+
+def proposals(frame: np.ndarray, mask: np.ndarray, transform, config: BlobConfig) -> list[Proposal]:
+    """The parts of ``mask`` ((H, W) uint8 image px, round pieces already removed) worth a look."""
+    import cv2
+
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    if n <= 1:
+        return []
+    mmpp = transform.mm_per_px(transform.image_to_mat(cents[1:], 0.0))
+    out = []
+    for k in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        s = float(mmpp[k - 1]) if np.isfinite(mmpp[k - 1]) else 2.0
+        a_mm = area * s * s
+        if a_mm < config.min_area_mm2:
+            continue
+        region = labels[y:y + h, x:x + w] == k
+        parts = _split(frame, region, (x, y), s, config) if a_mm > config.split_area_mm2 else [region]
+        for r in parts:
+            ys, xs = np.nonzero(r)
+            if not len(xs):
+                continue
+            a = len(xs) * s * s
+            if a < config.min_area_mm2:
+                continue
+            x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+            out.append(Proposal((x + float(xs.mean()), y + float(ys.mean())), (x + x0, y + y0, x + x1, y + y1), a,
+                                r[y0:y1, x0:x1]))
+    return out
+
+
+def _split(frame, region: np.ndarray, origin: tuple, mm_per_px: float, config: BlobConfig) -> list:
+    """A component larger than one piece cut at the peaks of its distance transform (watershed on
+    the frame's colours); the component whole when it has one peak."""
+    import cv2
+
+    pad = 2
+    reg = np.pad(region, pad).astype(np.uint8) * 255
+    dist = cv2.distanceTransform(reg, cv2.DIST_L2, 5)
+    sep = max(3, int(round(config.peak_sep_mm / mm_per_px)))
+    peaks = (dist >= config.min_peak_mm / mm_per_px) & (dist >= cv2.dilate(dist, np.ones((2 * sep + 1, 2 * sep + 1), np.uint8)) - 1e-3)
+    nm, markers = cv2.connectedComponents(peaks.astype(np.uint8), connectivity=8)
+    if nm <= 2:
+        return [region]
+    markers = markers.astype(np.int32)
+    markers[cv2.dilate(reg, np.ones((3, 3), np.uint8)) == 0] = nm  # the outside
+    x, y = origin
+    h, w = region.shape
+    H, W = frame.shape[:2]
+    img = np.zeros((h + 2 * pad, w + 2 * pad, 3), np.uint8)
+    y0, x0 = y - pad, x - pad
+    sy0, sx0 = max(y0, 0), max(x0, 0)
+    sy1, sx1 = min(y0 + h + 2 * pad, H), min(x0 + w + 2 * pad, W)
+    img[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = frame[sy0:sy1, sx0:sx1]
+    cv2.watershed(img, markers)
+    markers = markers[pad:pad + h, pad:pad + w]
+    return [(markers == m) & region for m in range(1, nm)]
+
+
+def figure_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2,
+                bottom_percentile: float = 1.0) -> np.ndarray:
+    """(2,) mat mm base centre of a standing figure (footprint ``radius``, ``height`` mm) from its
+    silhouette: the bottom of the silhouette (away from the direction the figure rises in the
+    image) is the near edge of its base; across, the middle of the silhouette's lowest band (a
+    beak or a brim higher up does not pull it). Starts from the centroid on the plane at half the
+    height."""
+    ys, xs = np.nonzero(p.region)
+    pts = np.column_stack([xs + p.box[0], ys + p.box[1]]).astype(float)
+    xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
+    a = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    for _ in range(iterations):
+        c0 = transform.mat_to_image(xy[None], 0.0)[0]
+        up = transform.mat_to_image(xy[None], float(height))[0] - c0
+        n = float(np.hypot(*up))
+        if not np.isfinite(n) or n < 1e-6:
+            return xy
+        v = up / n
+        w = np.array([-v[1], v[0]])
+        base = transform.mat_to_image(xy + radius * ring, 0.0)
+        below = float(c0 @ v - (base @ v).min())
+        s = pts @ v
+        s_low = float(np.percentile(s, bottom_percentile))
+        t = pts[s <= s_low + 2.0 * below] @ w
+        t_mid = 0.5 * (float(np.percentile(t, 2)) + float(np.percentile(t, 98))) if len(t) else float(c0 @ w)
+        img = (s_low + below) * v + t_mid * w
+        new = transform.image_to_mat(img[None], 0.0)[0]
+        if not np.isfinite(new).all():
+            return xy
+        xy = new
+    return xy
+
+
+def window_crop(frame: np.ndarray, centre_px, side_px: float, keep: np.ndarray | None = None,
+                dim: float = 0.5, size: tuple = SIZE, keep_origin: tuple = (0, 0)) -> np.ndarray:
+    """The square window of ``side_px`` image px centred on ``centre_px``, resized to ``size``
+    (BGR uint8; outside the frame the border is replicated); ``keep`` a bool or uint8 (0 / 255)
+    mask in image px whose pixel (0, 0) is the frame's ``keep_origin`` (x, y): the pixels outside
+    it are multiplied by ``dim``."""
+    import cv2
+
+    w, h = size
+    k = w / max(side_px, 1.0)
+    cx, cy = float(centre_px[0]), float(centre_px[1])
+    M = np.array([[k, 0.0, w / 2 - k * cx - 0.5 + 0.5 * k], [0.0, k, h / 2 - k * cy - 0.5 + 0.5 * k]])
+    interp = cv2.INTER_AREA if k < 1 else cv2.INTER_LINEAR
+    crop = cv2.warpAffine(frame, M, (w, h), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    if keep is not None and dim != 1.0:
+        Mk = M.copy()
+        Mk[:, 2] += M[:, :2] @ np.asarray(keep_origin, float)
+        k8 = keep if keep.dtype == np.uint8 else keep.astype(np.uint8) * 255
+        m = cv2.warpAffine(k8, Mk, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        f = (dim + (1.0 - dim) * (m.astype(np.float32) / 255.0))[..., None]
+        crop = np.clip(crop.astype(np.float32) * f, 0, 255).astype(np.uint8)
+    return crop
+
+
+def proposal_crop(frame, transform, p: Proposal, config: BlobConfig) -> np.ndarray:
+    """The classifier's crop of a proposal: the window round its centre, the pixels off it dimmed."""
+    return window_crop(frame, p.centre, _side_px(transform, p.centre, config), p.region, config.dim,
+                       keep_origin=p.box[:2])
+
+
+def _side_px(transform, centre_px, config: BlobConfig) -> float:
+    c = np.asarray(centre_px, float).reshape(1, 2)
+    s = float(transform.mm_per_px(transform.image_to_mat(c, 0.0))[0])
+    return config.window_mm / (s if np.isfinite(s) and s > 0 else 2.0)
+
+
+def round_crops(frame, transform, xy, height, fg_mask: np.ndarray, config: BlobConfig) -> tuple[list, np.ndarray]:
+    """Crops centred on round pieces (``xy`` (n, 2) mat mm base centres, ``height`` (n,) mm: the
+    window's centre is the top face's centre in image px), the pixels off ``fg_mask`` dimmed.
+    Returns the crops and the (n, 2) image px centres."""
+    xy = np.asarray(xy, float).reshape(-1, 2)
+    c = np.array([transform.mat_to_image(xy[i:i + 1], float(height[i]))[0] for i in range(len(xy))]).reshape(-1, 2)
+    keep = np.where(fg_mask > 0, 255, 0).astype(np.uint8)
+    return [window_crop(frame, c[i], _side_px(transform, c[i], config), keep, config.dim) for i in range(len(xy))], c
+
+
+def game_probs(model, crops: list, game: str) -> np.ndarray:
+    """(n, k) probabilities of the model's classes, those not of ``game`` set to 0 and renormalised."""
+    P = model.predict_proba(crops) if len(crops) else np.zeros((0, len(model.classes)))
+    allowed = np.array([c in GAME_CLASSES.get(game, CLASSES) for c in model.classes], dtype=bool)
+    P = P * allowed[None, :]
+    s = P.sum(1, keepdims=True)
+    return np.where(s > 0, P / np.maximum(s, 1e-12), 0.0)
+
+
+# ------------------------------------------------------------------------------------------------
+# training data
+
+
+def _extras(scene, board, specs, rng):
+    """A copy of ``scene`` with extra pieces on free spots of the mat (mat mm): Dodo Dash
+    projectile tokens (some next to a racer), the Morris hunter and shelters, Dino Dunk tails."""
+    from sim.scene import PieceState, Scene
+    from vision.detector_data import add_extras
+
+    scene = add_extras(scene, board, specs, rng)
+    if scene.game != "dodo-dash":
+        return scene
+    pieces = list(scene.pieces)
+    taken = [(p.x, p.y, max(p.radius, 0.5 * max(p.size or (0,)))) for p in pieces]
+    game_specs = specs.of_game("dodo-dash")
+    racers = [p for p in pieces if p.kind == "racer"]
+    for n in range(int(rng.integers(2, 6))):
+        kind = str(rng.choice(["meteorite", "log", "egg", "feather", "banana", "dodo"]))
+        spec = game_specs[kind]
+        r = spec.radius
+        size = tuple(spec.size) if spec.size else ()
+        for _ in range(40):
+            if racers and rng.random() < 0.4:
+                t = racers[int(rng.integers(len(racers)))]
+                a = rng.uniform(0, 2 * np.pi)
+                d = t.radius + r + rng.uniform(0.5, 6.0)
+                x, y = t.x + d * math.cos(a), t.y + d * math.sin(a)
+            else:
+                x = float(rng.uniform(r + 5, board.length_mm - r - 5))
+                y = float(rng.uniform(r + 5, board.width_mm - r - 5))
+            if all(math.hypot(x - tx, y - ty) > r + tr + 0.5 for tx, ty, tr in taken):
+                pieces.append(PieceState(f"extra:{kind}-{n}", kind, float(x), float(y), radius=r, height=spec.height,
+                                         angle_deg=float(rng.uniform(0, 360)), size=size))
+                taken.append((x, y, r))
+                break
+    return Scene(scene.game, scene.board, pieces, scene.t)
+
+
+TRAIN_SUITES = ("dino-dunk/shots", "dodo-dash/throws", "morris/eggs", "dogo-dash/reveals", "dodo-dash/throws",
+                "morris/eggs", "dino-dunk/fouls")
+
+
+@dataclass
+class BlobCrops:
+    crops: list
+    labels: list
+    frame: list
+    source: list  # "proposal" or "round"
+
+    def __len__(self):
+        return len(self.crops)
+
+
+def label_region(labels_map: np.ndarray, label_ids: list, by_id: dict, keep: np.ndarray, game: str,
+                 round_kinds: set, min_share: float = 0.4) -> str:
+    """The class of the rendered piece under most of the pixels ``keep`` (bool, same shape as
+    ``labels_map``); ``nothing`` when no piece covers ``min_share`` of them."""
+    vals = labels_map[keep]
+    if not len(vals):
+        return "nothing"
+    ids, counts = np.unique(vals, return_counts=True)
+    j = int(np.argmax(np.where((ids > 0) & (ids < 65535), counts, -1)))
+    if ids[j] == 0 or ids[j] == 65535 or counts[j] < min_share * len(vals):
+        return "nothing"
+    p = by_id.get(label_ids[int(ids[j]) - 1])
+    return class_of(game, p.kind, round_kinds) if p is not None else "nothing"
+
+
+def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, start: int = 0) -> BlobCrops:
+    """Labelled crops of renders ``start`` … ``start + frames - 1`` (see the module doc), found as
+    :class:`vision.detect.Detector` finds them at run time."""
+    from dataclasses import replace
+
+    from calibration.specs import load_specs
+    from sim.camera import CameraRanges, random_camera
+    from sim.export import render_seed
+    from sim.render import render_scene
+    from sim.scene import Scene
+    from sim.style import random_style
+    from sim.suites import _board, make_scenario, scene_seed
+    from vision.bench import framed_camera
+    from vision.detect import DetectConfig, Detector, piece_kinds
+
+    specs = load_specs()
+    config = DetectConfig.load()
+    bconf = BlobConfig.load()
+    out = BlobCrops([], [], [], [])
+    for i in range(start, start + frames):
+        suite = TRAIN_SUITES[i % len(TRAIN_SUITES)]
+        scn = make_scenario(suite, i // len(TRAIN_SUITES), seed)
+        board = _board(scn.board)
+        iseed = scene_seed("blobs", i, seed)
+        rng = np.random.default_rng(iseed)
+        fr = scn.run.frames
+        fi = len(fr) - 1 if rng.random() < 0.5 else int(rng.integers(len(fr)))
+        scene = _extras(fr[fi], board, specs, rng)
+        camera = framed_camera(rng, board, size) if i % 2 == 0 else \
+            random_camera(rng, board, CameraRanges(tilt_deg=(0.0, 55.0)), size=size)
+        style = random_style(rng)
+        res = render_scene(board, scene, camera, style, render_seed(iseed, fi))
+        empty = render_scene(board, Scene(scene.game, scene.board, [], scene.t), camera, replace(style, occluders=()),
+                             render_seed(iseed, 10_000 + fi)).image
+        T = camera.transform()
+        game = board.game
+        rk = {k.name for k in piece_kinds(specs, game).values() if k.round}
+        det = Detector(board, T, specs=specs, background=empty, config=config, method="classical", attributes=False,
+                       blobs=False)
+        det(res.image)
+        aux = det.last
+        by_id = scene.by_id()
+        # round pieces kept by the round path: labelled by the piece under the window's centre (a
+        # small disc of pixels round it)
+        obs = aux["round_obs"]
+        if len(obs):
+            crops, centres = round_crops(res.image, T, obs.xy, obs.height, aux["fg"], bconf)
+            H, W = res.image.shape[:2]
+            yy, xx = np.mgrid[0:H, 0:W]
+            for c, (cx, cy) in zip(crops, centres):
+                if not (0 <= cx < W and 0 <= cy < H):
+                    continue
+                x0, x1, y0, y1 = max(int(cx) - 4, 0), min(int(cx) + 5, W), max(int(cy) - 4, 0), min(int(cy) + 5, H)
+                keep = np.zeros((H, W), bool)
+                keep[y0:y1, x0:x1] = True
+                out.crops.append(c)
+                out.labels.append(label_region(res.labels, res.label_ids, by_id, keep, game, rk))
+                out.frame.append(i)
+                out.source.append("round")
+        for p in aux["proposals"]:
+            H, W = res.image.shape[:2]
+            keep = np.zeros((H, W), bool)
+            x0, y0, x1, y1 = p.box
+            keep[y0:y1, x0:x1] = p.region
+            out.crops.append(proposal_crop(res.image, T, p, bconf))
+            out.labels.append(label_region(res.labels, res.label_ids, by_id, keep, game, rk))
+            out.frame.append(i)
+            out.source.append("proposal")
+        if progress:
+            progress(i + 1 - start, frames)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# training
+
+
+RECIPE_EPOCHS = 12
+
+
+def recipe(epochs: int = RECIPE_EPOCHS):
+    from vision.classify import ConvRecipe
+
+    return ConvRecipe(SIZE, (16, 32, 64, 64), epochs=epochs, symmetry="none", batch=128, lr=3e-3)
+
+
+def train(data: BlobCrops, val_fraction: float = 0.1, epochs: int = RECIPE_EPOCHS, meta: dict | None = None,
+          progress=None, seed: int = 0, threads: int = 1):
+    """Fit the classifier on ``data``, the last ``val_fraction`` of its renders held out for
+    validation. Returns the model and its metrics on the held-out crops (accuracy, per-class recall,
+    confusions; proposals and round pieces apart)."""
+    from vision.classify import _scores, fit_conv
+
+    frame = np.asarray(data.frame)
+    cut = np.quantile(frame, 1.0 - val_fraction) if val_fraction > 0 else frame.max() + 1
+    tr = frame < cut
+    va = ~tr
+    crops = data.crops
+    labels = np.asarray(data.labels, dtype=object)
+    clf, history = fit_conv("blobs", [crops[i] for i in np.nonzero(tr)[0]], labels[tr], CLASSES, recipe(epochs),
+                            seed=seed, val_crops=[crops[i] for i in np.nonzero(va)[0]] or None,
+                            val_labels=labels[va], meta=meta, threads=threads, progress=progress)
+    metrics = {"n_train": int(tr.sum()), "n_val": int(va.sum())}
+    if va.any():
+        vc = [crops[i] for i in np.nonzero(va)[0]]
+        pred, _ = clf.predict(vc)
+        metrics["val"] = _scores(clf.classes, pred, labels[va])
+        src = np.asarray(data.source, dtype=object)[va]
+        for s_ in ("proposal", "round"):
+            m = src == s_
+            if m.any():
+                metrics[f"val_{s_}"] = _scores(clf.classes, pred[m], labels[va][m])
+        clf.meta["val_accuracy"] = metrics["val"]["accuracy"]
+    return clf, metrics

@@ -231,7 +231,7 @@ class Session:
         def key(tr):
             return (tr.kind, tr.attributes.get("team", ""), tr.attributes.get("colour", ""))
 
-        for k in {key(tr) for tr in lost}:
+        for k in sorted({key(tr) for tr in lost}):  # sorted: the same event order whatever the hash seed
             a = [tr for tr in lost if key(tr) == k]
             b = [tr for tr in free if key(tr) == k]
             if not b:

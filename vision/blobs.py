@@ -67,7 +67,8 @@ class BlobConfig:
     min_conf: float = 0.5
     veto_conf: float = 0.7
     figure_base: bool = True
-    figure_base_fraction: float = 0.6
+    dark_floor: float = 0.5
+    figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 4.0), ("token", 3.0), ("card", 4.0))
 
     @classmethod
@@ -318,18 +319,32 @@ def game_probs(model, crops: list, game: str) -> np.ndarray:
 
 def _extras(scene, board, specs, rng):
     """A copy of ``scene`` with extra pieces on free spots of the mat (mat mm): Dodo Dash
-    projectile tokens (some next to a racer), the Morris hunter and shelters, Dino Dunk tails."""
+    projectile tokens (some next to a racer), the Morris hunter, shelters and a second toucan away
+    from the landing area, Dino Dunk tails."""
     from sim.scene import PieceState, Scene
     from vision.detector_data import add_extras
 
     scene = add_extras(scene, board, specs, rng)
-    if scene.game != "dodo-dash":
+    if scene.game not in ("dodo-dash", "morris"):
         return scene
     pieces = list(scene.pieces)
     taken = [(p.x, p.y, max(p.radius, 0.5 * max(p.size or (0,)))) for p in pieces]
+    if scene.game == "morris":
+        # the suites' toucan always stands in the landing area: one elsewhere too, half the time
+        if rng.random() < 0.5:
+            spec = specs.of_game("morris")["toucan"]
+            r = spec.radius
+            for _ in range(40):
+                x = float(rng.uniform(r + 5, board.length_mm - r - 5))
+                y = float(rng.uniform(r + 5, board.width_mm - r - 5))
+                if all(math.hypot(x - tx, y - ty) > r + tr + 3 for tx, ty, tr in taken):
+                    pieces.append(PieceState("extra:toucan", "toucan", x, y, radius=r, height=spec.height,
+                                             angle_deg=float(rng.uniform(0, 360))))
+                    break
+        return Scene(scene.game, scene.board, pieces, scene.t)
     game_specs = specs.of_game("dodo-dash")
     racers = [p for p in pieces if p.kind == "racer"]
-    for n in range(int(rng.integers(2, 6))):
+    for n in range(int(rng.integers(3, 8))):
         kind = str(rng.choice(["meteorite", "log", "egg", "feather", "banana", "dodo"]))
         spec = game_specs[kind]
         r = spec.radius
@@ -420,6 +435,7 @@ def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, st
         rk = {k.name for k in piece_kinds(specs, game).values() if k.round}
         det = Detector(board, T, specs=specs, background=empty, config=config, method="classical", attributes=False,
                        blobs=False)
+        det.keep_proposals = True
         det(res.image)
         aux = det.last
         by_id = scene.by_id()

@@ -14,6 +14,10 @@ Two detectors find rough positions, one refinement places each round piece at it
   see ``vision.detector_data.CLASSES``); the rough mat position of a box is its centre mapped
   through the plane at half the piece's height.
 
+The classical path's other pieces (figures, projectile tokens, cards) come from
+:mod:`vision.blobs`: the parts of the same difference that the round pieces do not explain, each
+named by a small CNN, which also drops a round find that is part of a figure (the toucan's head).
+
 Then :func:`vision.refine.refine_discs` fits each round piece's outline in the view rectified at
 its top's height (parallax removed) and gives σ. Pieces that are not round (figures, projectiles,
 cards) keep the box's position with a σ from the box size. Attributes (team, egg face and colour,
@@ -162,6 +166,12 @@ class Background:
 
     def foreground_small(self, frame: np.ndarray, threshold: float) -> np.ndarray:
         """The mask of :meth:`foreground` at ``scale`` (uint8, 0 / 255)."""
+        return self.foreground_small_floors(frame, threshold, (0.35,))[0]
+
+    def foreground_small_floors(self, frame: np.ndarray, threshold: float, floors: tuple) -> list:
+        """:meth:`foreground_small` for each of ``floors``: the darkest a shadow may make the mat (the
+        brightness ratio's lower clip; 0.35 for the round pieces; a higher floor lets a dark piece on
+        a light mat through, and a deep shadow with it)."""
         import cv2
 
         if frame.shape != self.shape:
@@ -172,24 +182,29 @@ class Background:
         f = small.astype(np.float32)
         # a shadow only darkens the mat: the empty mat scaled by the brightness ratio that best explains
         # the frame (0.35..1.15) nearly cancels it, while a piece changes the colour
-        k = np.clip((f * self._b).sum(axis=2) * self._inv_bb, 0.35, 1.15)[..., None]
-        d = f - k * self._b
-        diff = np.sqrt((d * d).sum(axis=2))
+        ratio = (f * self._b).sum(axis=2) * self._inv_bb
         # anything clearly brighter than the empty mat is a piece too (a pale disc of the mat's own hue)
-        lift = (f - self._b + 1.0).max(axis=2)
-        diff = np.maximum(diff, lift * self.lift_gain)
-        _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
-        return mask
+        lift = (f - self._b + 1.0).max(axis=2) * self.lift_gain
+        out = []
+        for floor in floors:
+            k = np.clip(ratio, floor, 1.15)[..., None]
+            d = f - k * self._b
+            diff = np.maximum(np.sqrt((d * d).sum(axis=2)), lift)
+            _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
+            out.append(mask)
+        return out
 
-    def foreground(self, frame: np.ndarray, threshold: float, small: np.ndarray | None = None) -> np.ndarray:
+    def foreground(self, frame: np.ndarray, threshold: float, small: np.ndarray | None = None,
+                   shape: tuple | None = None) -> np.ndarray:
         """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
         discounted (as ``vision.refine.foreground_distance``: a shadow darkens, a piece changes colour).
         ``small``: the mask of :meth:`foreground_small` if already made."""
         import cv2
 
         mask = self.foreground_small(frame, threshold) if small is None else small
+        h, w = (frame.shape if frame is not None else shape)[:2]
         if self.scale != 1.0:
-            mask = cv2.resize(mask, (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_LINEAR)
+            mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
             mask = np.where(mask >= 128, 255, 0).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         return mask
@@ -261,16 +276,25 @@ def static_blocks(board, kinds: dict, transform: MatTransform) -> list[np.ndarra
 
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
                          kinds: list[RoundKind], config: DetectConfig, maps: dict | None = None,
-                         static_mask: np.ndarray | None = None, out: dict | None = None) -> Candidates:
+                         static_mask: np.ndarray | None = None, out: dict | None = None,
+                         dark_floor: float | None = None) -> Candidates:
     """Round-piece candidates from the empty-mat difference, in mat mm. ``maps``: a cache of
     :func:`plane_maps` kept by the caller (one per height; the transform must not change).
     ``static_mask``: (H, W) image px, non-zero on the board's fixed blocks (:func:`static_blocks`),
     which are not pieces. ``out``: if given, ``out["mask"]`` receives the (H, W) uint8 image px
-    foreground mask, hands and fixed blocks removed (the non-round path, :mod:`vision.blobs`, starts from it)."""
+    foreground mask, hands and fixed blocks removed (the non-round path, :mod:`vision.blobs`, starts
+    from it), and with ``dark_floor`` ``out["dark"]`` the same mask with that shadow floor (see
+    :meth:`Background.foreground_small_floors`)."""
     import cv2
 
-    small = background.foreground_small(frame, config.diff_threshold)
+    if dark_floor is not None:
+        small, small_dark = background.foreground_small_floors(frame, config.diff_threshold, (0.35, dark_floor))
+    else:
+        small, small_dark = background.foreground_small(frame, config.diff_threshold), None
     mask = background.foreground(frame, config.diff_threshold, small)
+    dark = background.foreground(None, config.diff_threshold, small_dark, frame.shape) if small_dark is not None else None
+    if dark is not None and static_mask is not None:
+        dark[static_mask > 0] = 0
     if static_mask is not None:
         mask[static_mask > 0] = 0
     h_img, w_img = mask.shape
@@ -295,8 +319,12 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         r = max(1, int(round(config.hand_margin_mm / scale)))
         hands = cv2.dilate(hands, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
         mask[hands > 0] = 0
+        if dark is not None:
+            dark[hands > 0] = 0
     if out is not None:
         out["mask"] = mask
+        if dark is not None:
+            out["dark"] = dark
     if not kinds:
         return Candidates.empty(occluders)
     s = config.px_per_mm
@@ -426,14 +454,18 @@ class Detector:
     ``config`` (:class:`DetectConfig`; ``vision/config.yaml`` if None), ``model`` a path to an
     ``.onnx`` / ``.pt`` detector or a callable returning :class:`vision.yolo.Detections`
     (``models/detector/detector.onnx`` if None), ``method`` one of ``classical`` (round pieces from
-    the empty-mat difference), ``yolo`` (every class from the model), ``hybrid`` (classical round
-    pieces + YOLO's others), ``auto`` (hybrid with a model and an empty mat, else what is possible), ``attributes``
-    whether to classify team / colour / face / card, ``profile`` a ``tableref teach`` profile.
+    the empty-mat difference, and with the non-round classifier of :mod:`vision.blobs` the other
+    pieces too), ``yolo`` (every class from the model), ``hybrid`` (classical round pieces + YOLO's
+    others), ``auto`` (classical when the non-round classifier is there and no detector was given,
+    else hybrid with a model and an empty mat, else what is possible), ``attributes``
+    whether to classify team / colour / face / card, ``profile`` a ``tableref teach`` profile,
+    ``blobs`` the non-round classifier (a path or a loaded model; None: ``models/blobs/blobs.npz``
+    if it exists; False: none, round pieces only).
 
     ``reuse``: in a live loop most pieces lie still; a round piece found again at the same place
     (within ``reuse_mm``) whose image patch has not changed (mean difference below ``reuse_level``
     grey levels) keeps its last refined position instead of being fitted again (``reused`` counts
-    them in the last call).
+    them in the last call); the non-round classifier's crops likewise (``blobs_reused``).
 
     After each call ``timings_ms`` holds the wall-clock milliseconds of each stage (``cpu_ms`` the
     process CPU time, all threads), and ``occluders`` the
@@ -469,13 +501,15 @@ class Detector:
         if method == "hybrid" and self.background is None:
             raise DetectError("the hybrid detector needs the empty mat (--background EMPTY.png)")
         # the non-round path of the classical detector (vision/blobs.py): its classifier
-        self.blob_model = None
-        if blobs is not False and self.background is not None and method in ("classical", "auto"):
+        self.blob_model = self.blob_config = None
+        self.keep_proposals = False  # make the non-round proposals (``last``) even without a model (training data)
+        if self.background is not None and method in ("classical", "auto"):
             from vision.blobs import BlobConfig, load_blob_model
 
-            self.blob_model = blobs if blobs not in (None, True) and not isinstance(blobs, (str, Path)) \
-                else load_blob_model(blobs if isinstance(blobs, (str, Path)) else None)
             self.blob_config = BlobConfig.load()
+            if blobs is not False:
+                self.blob_model = blobs if blobs not in (None, True) and not isinstance(blobs, (str, Path)) \
+                    else load_blob_model(blobs if isinstance(blobs, (str, Path)) else None)
         if method == "auto":
             # the classical path with its non-round classifier finds every kind (and beats the
             # hybrid on the vision bench, see models/blobs/README.md); a detector given
@@ -492,6 +526,8 @@ class Detector:
 
             self.blob_kinds = {k for c in GAME_CLASSES.get(self.game, ()) if (k := kind_of(self.game, c, self.kinds))}
         self.last: dict = {}
+        self._blob_cache = None  # (centres, crops, probabilities) of the last frame's non-round classifier inputs
+        self.blobs_reused = 0
         self._maps: dict = {}
         if self.method in ("classical", "hybrid"):  # set-up work: the remap of each height's plane (lens included)
             size, origin = search_plane(board, self.config)
@@ -531,14 +567,16 @@ class Detector:
                           self.config.hybrid_kind_conf)
         else:
             aux: dict = {}
+            bc = self.blob_config if self.blob_model is not None or self.keep_proposals else None
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
-                                        self._maps, self._static_mask, out=aux)
+                                        self._maps, self._static_mask, out=aux,
+                                        dark_floor=bc.dark_floor if bc is not None and bc.dark_floor else None)
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         t2, c2 = time.perf_counter(), time.process_time()
         tb, cb = t2, c2
-        if self.method == "classical" and "mask" in aux:
-            obs = self._blobs(frame, aux["mask"], obs, frame_index, timestamp)
+        if self.method == "classical" and "mask" in aux and (self.blob_model is not None or self.keep_proposals):
+            obs = self._blobs(frame, aux["mask"], obs, frame_index, timestamp, aux.get("dark"))
             t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
             obs.attributes.update(self._attributes_cached(frame, obs))
@@ -550,35 +588,33 @@ class Detector:
                        "attributes": 1000 * (c3 - c2)}
         return obs
 
-    def _blobs(self, frame, mask, obs: Observation, frame_index, timestamp) -> Observation:
+    def _blobs(self, frame, mask, obs: Observation, frame_index, timestamp, dark=None) -> Observation:
         """The non-round path (:mod:`vision.blobs`): round pieces that the classifier sees as part of
         a figure are dropped; the foreground less the round pieces' silhouettes is cut into
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
-        proposals are still made (``last``) but nothing is added."""
-        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, game_probs, kind_of, proposal_crop, proposals,
-                                  round_crops, round_silhouettes)
+        proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
+        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, kind_of, proposal_crop, proposals, round_crops,
+                                  round_silhouettes)
 
-        bc = self.blob_config if self.blob_model is not None else None
-        if bc is None:
-            from vision.blobs import BlobConfig
-
-            bc = self.blob_config = getattr(self, "blob_config", None) or BlobConfig.load()
+        bc = self.blob_config
         model = self.blob_model
+        cache, self._blob_cache, self.blobs_reused = self._blob_cache, ([], [], []), 0
         if model is not None and len(obs):
-            crops, _ = round_crops(frame, self.transform, obs.xy, obs.height, mask, bc)
-            P = game_probs(model, crops, self.game)
+            crops, centres = round_crops(frame, self.transform, obs.xy, obs.height, mask, bc)
+            P = self._blob_probs(crops, centres, cache)
             figure = np.array([c in VETO_CLASSES for c in model.classes], dtype=bool)
             veto = P[:, figure].sum(1) >= bc.veto_conf
             if veto.any():
                 obs = obs[~veto]
-        rest = mask.copy()
+        rest = (mask if dark is None else dark).copy()
         if len(obs):
             rest[round_silhouettes(self.transform, obs.xy, obs.radius, obs.height, mask.shape, bc.erase_margin_mm) > 0] = 0
         props = proposals(frame, rest, self.transform, bc)
         self.last = {"fg": mask, "round_obs": obs, "proposals": props}
         if model is None or not props:
             return obs
-        P = game_probs(model, [proposal_crop(frame, self.transform, p, bc) for p in props], self.game)
+        P = self._blob_probs([proposal_crop(frame, self.transform, p, bc) for p in props],
+                             np.array([p.centre for p in props], float), cache)
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
         xy, kinds, conf, sig = [], [], [], []
@@ -602,6 +638,33 @@ class Detector:
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+
+    def _blob_probs(self, crops: list, centres: np.ndarray, cache) -> np.ndarray:
+        """The non-round classifier's (n, k) game probabilities of crops centred at ``centres`` (n, 2)
+        image px. With ``reuse``, a crop of the last frame at the same place (within 1.5 px) that has
+        not changed (mean difference below ``reuse_level``) keeps its probabilities
+        (``blobs_reused`` counts them); this frame's crops are kept for the next."""
+        from vision.blobs import game_probs
+
+        n = len(crops)
+        P = np.zeros((n, len(self.blob_model.classes)))
+        todo = np.ones(n, bool)
+        if self.reuse and cache is not None and len(cache[0]) and n:
+            old_c = np.asarray(cache[0], float).reshape(-1, 2)
+            for i in range(n):
+                d = np.hypot(old_c[:, 0] - centres[i, 0], old_c[:, 1] - centres[i, 1])
+                j = int(np.argmin(d))
+                if d[j] <= 1.5 and float(np.mean(np.abs(crops[i].astype(np.int16) - cache[1][j]))) < self.config.reuse_level:
+                    P[i] = cache[2][j]
+                    todo[i] = False
+        if todo.any():
+            P[todo] = game_probs(self.blob_model, [crops[i] for i in np.nonzero(todo)[0]], self.game)
+        self.blobs_reused += int((~todo).sum())
+        if self.reuse:
+            self._blob_cache[0].extend(np.asarray(centres, float).reshape(-1, 2))
+            self._blob_cache[1].extend(crops)
+            self._blob_cache[2].extend(P)
+        return P
 
     def _unchanged(self, frame, old_frame, box) -> bool:
         """Whether the image patch in ``box`` (x0, y0, x1, y1 image px) is the same in both frames

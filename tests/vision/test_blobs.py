@@ -148,3 +148,51 @@ def test_the_toucans_head_is_not_an_egg():
     for pid in ("egg-1", "egg-2"):
         assert _found(obs, "egg", res.truth[pid].base_mm) < 3.0
     assert _found(obs, "toucan", toucan) < 15.0, (list(obs.kind), obs.xy, toucan)
+
+
+@needs_model
+def test_an_unchanged_frame_reuses_the_classifier_and_finds_the_same():
+    g = "dodo-dash"
+    pieces = [piece(SPECS, g, "racer", "racer-1", 300.0, 200.0, colour="red"),
+              piece(SPECS, g, "banana", "banana", 420.0, 180.0, angle_deg=30.0)]
+    board, res, empty, T = _render("dodo-dash/dodorado-jungle", pieces)
+    det = Detector(board, T, specs=SPECS, background=empty, method="classical", attributes=False)
+    a = det(res.image)
+    assert det.blobs_reused == 0
+    b = det(res.image)
+    assert det.blobs_reused >= 2
+    assert list(a.kind) == list(b.kind) and np.allclose(a.xy, b.xy)
+
+
+def test_train_blobs_cli_renders_fits_and_writes_the_model(monkeypatch, tmp_path, capsys):
+    import json
+
+    import vision.blobs as blobs
+    from cli.main import main
+
+    calls = []
+
+    class _Saved:
+        def save(self, path):
+            path.write_bytes(b"x")
+            return path
+
+    def fake_render(frames, seed=11, progress=None):
+        calls.append((frames, seed))
+        return blobs.BlobCrops([np.zeros((40, 40, 3), np.uint8)] * 2, ["racer", "nothing"], [0, 1], ["proposal"] * 2)
+
+    def fake_train(data, epochs=12, meta=None, progress=None):
+        if progress is not None:
+            progress(1, epochs, [{"epoch": 1, "loss": 0.5}])
+        return _Saved(), {"val": {"accuracy": 0.5, "n": 1}}
+
+    monkeypatch.setattr(blobs, "render_crops", fake_render)
+    monkeypatch.setattr(blobs, "train", fake_train)
+    assert main(["train", "blobs", "--frames", "12", "--epochs", "3", "--out", str(tmp_path), "--quiet"]) == 0
+    assert calls == [(12, 11)]
+    assert (tmp_path / "blobs.npz").exists()
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["frames"] == 12 and metrics["epochs"] == 3 and metrics["counts"] == {"nothing": 1, "racer": 1}
+    assert "validation accuracy 50.00%" in capsys.readouterr().out
+    assert main(["train", "blobs", "--seed", "90210", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "90210" in capsys.readouterr().err and calls == [(12, 11)]

@@ -67,9 +67,11 @@ class BlobConfig:
     min_conf: float = 0.5
     veto_conf: float = 0.7
     figure_base: bool = True
+    figure_split: float = 1.15
     dark_floor: float = 0.5
     figure_base_fraction: float = 0.75
-    sigma_mm: tuple = (("figure", 4.0), ("token", 3.0), ("card", 4.0))
+    sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
+    sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))
 
     @classmethod
     def load(cls, path=None) -> "BlobConfig":
@@ -82,13 +84,17 @@ class BlobConfig:
         unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"{path}: blobs: unknown keys {sorted(unknown)}")
-        if "sigma_mm" in data:
-            data["sigma_mm"] = tuple((str(k), float(v)) for k, v in dict(data["sigma_mm"]).items())
+        for key in ("sigma_mm", "sigma_px"):
+            if key in data:
+                data[key] = tuple((str(k), float(v)) for k, v in dict(data[key]).items())
         return cls(**data)
 
-    def sigma_of(self, cls_name: str) -> float:
+    def sigma_of(self, cls_name: str, mm_per_px: float = 0.0) -> float:
+        """σ (mm) of the position of a piece of class ``cls_name`` where the image has ``mm_per_px``:
+        the kind group's ``sigma_px`` image px, at least its ``sigma_mm``."""
         group = "figure" if cls_name in ("racer", "toucan", "hunter") else ("card" if cls_name == "card" else "token")
-        return float(dict(self.sigma_mm)[group])
+        px = float(dict(self.sigma_px)[group]) * float(mm_per_px) if np.isfinite(mm_per_px) else 0.0
+        return max(float(dict(self.sigma_mm)[group]), px)
 
 
 def kind_of(game: str, cls_name: str, kinds: dict) -> str | None:
@@ -256,6 +262,52 @@ def figure_base(p: Proposal, transform, radius: float, height: float, iterations
             return xy
         xy = new
     return xy
+
+
+def figure_area_px(transform, xy, radius: float, height: float) -> float:
+    """Image px area of an upright cylinder's silhouette (base ``radius`` mm, ``height`` mm) at
+    ``xy`` mat mm (the hull of its base and top rims)."""
+    import cv2
+
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    ring = np.asarray(xy, float).reshape(1, 2) + radius * np.column_stack([np.cos(a), np.sin(a)])
+    px = np.vstack([transform.mat_to_image(ring, 0.0), transform.mat_to_image(ring, float(height))])
+    if not np.isfinite(px).all():
+        return float("nan")
+    return float(cv2.contourArea(cv2.convexHull(px.astype(np.float32))))
+
+
+def split_figures(p: Proposal, transform, radius: float, height: float, max_ratio: float, most: int = 4) -> list:
+    """A proposal named a figure but larger than ``max_ratio`` figures of that size (standing close,
+    their silhouettes merge in the image) cut into as many parts as it holds figures (k-means on its
+    pixels); the proposal alone otherwise."""
+    import cv2
+
+    xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
+    one = figure_area_px(transform, xy, radius, height)
+    n_px = int(p.region.sum())
+    if not np.isfinite(one) or one <= 0 or n_px < max_ratio * one:
+        return [p]
+    k = int(min(most, max(2, round(n_px / one))))
+    ys, xs = np.nonzero(p.region)
+    pts = np.column_stack([xs, ys]).astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
+    cv2.setRNGSeed(0)
+    _, lab, _ = cv2.kmeans(pts, k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    lab = lab.reshape(-1)
+    out = []
+    x0, y0 = p.box[:2]
+    for j in range(k):
+        m = lab == j
+        if m.sum() < 0.2 * one:
+            continue
+        sx, sy = xs[m], ys[m]
+        a0, b0, a1, b1 = sx.min(), sy.min(), sx.max() + 1, sy.max() + 1
+        reg = np.zeros((b1 - b0, a1 - a0), bool)
+        reg[sy - b0, sx - a0] = True
+        out.append(Proposal((x0 + float(sx.mean()), y0 + float(sy.mean())), (x0 + a0, y0 + b0, x0 + a1, y0 + b1),
+                            p.area_mm2 * m.sum() / n_px, reg))
+    return out or [p]
 
 
 def window_crop(frame: np.ndarray, centre_px, side_px: float, keep: np.ndarray | None = None,

@@ -594,7 +594,7 @@ class Detector:
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, kind_of, proposal_crop, proposals, round_crops,
-                                  round_silhouettes)
+                                  round_silhouettes, split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -624,13 +624,16 @@ class Detector:
             if k is None or P[i, best[i]] < bc.min_conf:
                 continue
             h = self.kinds[k].height
-            if c in FIGURE_CLASSES and bc.figure_base:
-                xy.append(figure_base(p, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
-            else:
-                xy.append(self.transform.image_to_mat(np.array([p.centre], float), h / 2.0)[0])
-            kinds.append(k)
-            conf.append(float(P[i, best[i]]))
-            sig.append(bc.sigma_of(c))
+            parts = split_figures(p, self.transform, self.kinds[k].radius, h, bc.figure_split) \
+                if c in FIGURE_CLASSES and bc.figure_split > 0 else [p]
+            for q in parts:
+                if c in FIGURE_CLASSES and bc.figure_base:
+                    xy.append(figure_base(q, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
+                else:
+                    xy.append(self.transform.image_to_mat(np.array([q.centre], float), h / 2.0)[0])
+                kinds.append(k)
+                conf.append(float(P[i, best[i]]))
+                sig.append(bc.sigma_of(c, float(self.transform.mm_per_px(xy[-1][None])[0])))
         if not kinds:
             return obs
         return Observation(xy=np.vstack([obs.xy, np.array(xy).reshape(-1, 2)]),

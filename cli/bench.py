@@ -53,6 +53,8 @@ def register(sub) -> None:
     lv.add_argument("--start", type=int, default=10000, help="first scene index (default 10000)")
     lv.add_argument("--no-game", action="store_true", help="skip the whole-game memory run")
     lv.add_argument("--real", type=int, default=0, help="also N dino-dunk/fouls scenes rendered and seen by the real detector")
+    lv.add_argument("--real-throws", type=int, default=0,
+                    help="also N dodo-dash/throws scenes rendered and seen by the real detector")
     lv.add_argument("--json", action="store_true", help="print the figures as JSON")
     lv.set_defaults(func=_live)
 

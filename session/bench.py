@@ -167,43 +167,51 @@ def bench_throws(count: int, seed: int, start: int, fig: SuiteFigures, oracle=No
         truth = dodo_dash_answers(scn, board)
         session, det, steps, latency = play_scene(
             scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=i, oracle=oracle)
-        fig.scenes += 1
-        fig.frames += len(steps)
-        fig.step_s += steps
-        if latency is not None:
-            fig.latency_s.append(latency)
-        flick = session.flicks[-1] if session.flicks else None
-        fig.identity_flicks += 1
-        fig.identity_kept += _identities_kept(session, det)
-        tally = fig.by_kind.setdefault(scn.meta["projectile"], {"right": 0, "asked": 0, "wrong": 0})
-        if flick is None or flick.ruling is None:
-            fig.wrong += 1
-            tally["wrong"] += 1
-            fig.first_wrong += 1
-            fig.failures.append({"index": i, "why": "no flick" if flick is None else "; ".join(flick.notes)})
-            continue
-        verdicts = {v.detail["racer"]: v for v in flick.ruling.verdicts}
-        want = set(truth["touched_racers"])
-        if any(v.answer == "too_close" for v in verdicts.values()):
-            fig.asked += 1
-            tally["asked"] += 1
-        elif {r for r, v in verdicts.items() if v.answer == "yes"} == want:
-            fig.right += 1
-            tally["right"] += 1
-        else:
-            fig.wrong += 1
-            tally["wrong"] += 1
-            fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "truth": sorted(want),
-                                 "session": {r: [v.answer, round(-v.margin, 2), v.detail["evidence"]] for r, v in verdicts.items()}})
-        # first touched: the earliest racer whose touch is not a confident "no"
-        order = sorted((v for v in verdicts.values() if v.answer != "no"), key=lambda v: v.detail["t"] or 0.0)
-        first = truth["first_hit"]
-        if order and order[0].answer == "too_close":
-            fig.first_asked += 1
-        elif (order[0].detail["racer"] if order else None) == first:
-            fig.first_right += 1
-        else:
-            fig.first_wrong += 1
+        _score_throw(fig, i, scn, truth, session, det, steps, latency)
+
+
+def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps: list, latency) -> None:
+    """Add one ``dodo-dash/throws`` scene played through ``session`` to ``fig``: its times, whether
+    the identities were kept, the exact set of racers touched and the first racer touched against
+    the truth."""
+    fig.scenes += 1
+    fig.frames += len(steps)
+    fig.step_s += steps
+    if latency is not None:
+        fig.latency_s.append(latency)
+    flick = session.flicks[-1] if session.flicks else None
+    fig.identity_flicks += 1
+    fig.identity_kept += _identities_kept(session, det)
+    tally = fig.by_kind.setdefault(scn.meta["projectile"], {"right": 0, "asked": 0, "wrong": 0})
+    if flick is None or flick.ruling is None:
+        fig.wrong += 1
+        tally["wrong"] += 1
+        fig.first_wrong += 1
+        fig.failures.append({"index": i, "projectile": scn.meta["projectile"],
+                             "why": "no flick" if flick is None else "; ".join(flick.notes)})
+        return
+    verdicts = {v.detail["racer"]: v for v in flick.ruling.verdicts}
+    want = set(truth["touched_racers"])
+    if any(v.answer == "too_close" for v in verdicts.values()):
+        fig.asked += 1
+        tally["asked"] += 1
+    elif {r for r, v in verdicts.items() if v.answer == "yes"} == want:
+        fig.right += 1
+        tally["right"] += 1
+    else:
+        fig.wrong += 1
+        tally["wrong"] += 1
+        fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "truth": sorted(want),
+                             "session": {r: [v.answer, round(-v.margin, 2), v.detail["evidence"]] for r, v in verdicts.items()}})
+    # first touched: the earliest racer whose touch is not a confident "no"
+    order = sorted((v for v in verdicts.values() if v.answer != "no"), key=lambda v: v.detail["t"] or 0.0)
+    first = truth["first_hit"]
+    if order and order[0].answer == "too_close":
+        fig.first_asked += 1
+    elif (order[0].detail["racer"] if order else None) == first:
+        fig.first_right += 1
+    else:
+        fig.first_wrong += 1
 
 
 def _score_foul(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps: list, latency) -> None:
@@ -304,39 +312,81 @@ class RealDetector:
         return obs
 
 
-def bench_fouls_real(count: int, seed: int, start: int, fig: SuiteFigures) -> list:
-    """``dino-dunk/fouls`` through the real detector on rendered frames; returns its CPU ms per frame."""
-    from session.dino_dunk import DinoDunkSession
-    from sim.suites import _board, make_scenario
-    from sim.truth import dino_dunk_answers
+def _real_suite(suite: str):
+    """(session factory (board, scene, detector, transform) -> session, truth of a scene, scorer) of
+    a suite played through the real detector."""
+    if suite == "dino-dunk/fouls":
+        from session.dino_dunk import DinoDunkSession
+        from sim.truth import dino_dunk_answers
 
+        def make(board, scn, det, transform):
+            pieces = [p.id for p in scn.initial.pieces if p.kind.startswith("disc-")]
+            return DinoDunkSession(board, det, game=_StubDinoDunk(scn.meta, pieces), transform=transform)
+
+        return make, dino_dunk_answers, _score_foul
+    if suite == "dodo-dash/throws":
+        from session.dodo_dash import DodoDashSession
+        from sim.truth import dodo_dash_answers
+
+        def make(board, scn, det, transform):
+            return DodoDashSession(board, det, game=_StubDodoDash(scn.meta), transform=transform)
+
+        return make, dodo_dash_answers, _score_throw
+    raise ValueError(f"no real-detector bench for {suite!r}")
+
+
+def play_scene_real(scn, board, make_session, seed: int, hold_s: float = 0.5, fps: float = 30.0, wall_s: list | None = None):
+    """Play one scenario through a fresh session seeing rendered frames through the real detector
+    (:class:`RealDetector`); the pieces the detector finds are named once before the flick, as on
+    the dashboard (by the nearest simulator piece). (session, detector, per-frame step CPU seconds,
+    settle latency s or None); each step's wall seconds are appended to ``wall_s``."""
+    real = RealDetector(board, scn.initial, seed=seed)
+    session = make_session(board, scn, real, real.transform)
+    steps, latency, named = [], None, False
+    for frame, t_rel in _frames(scn, hold_s, fps):
+        if frame.image is None:  # rendered outside the timed step (a camera delivers it ready)
+            frame.image = real.render(frame.scene, frame.index)
+        c0, w0 = time.process_time(), time.perf_counter()
+        events = session.step(frame)
+        steps.append(time.process_time() - c0)
+        if wall_s is not None:
+            wall_s.append(time.perf_counter() - w0)
+        if not named and t_rel >= -3.0 / fps:
+            for tid, truth_id in zip(session._last_obs.track_id, real.last_ids):
+                if truth_id:
+                    session.assign(int(tid), truth_id)
+            named = True
+            _arm(session)
+        if latency is None and any(e["kind"] == "flick" and e.get("state") == "settled" for e in events):
+            latency = max(t_rel - (scn.run.settle_time or t_rel), 0.0) + (time.perf_counter() - w0)
+    return session, real, steps, latency
+
+
+def bench_real(suite: str, count: int, seed: int, start: int, fig: SuiteFigures) -> list:
+    """``suite`` (``dino-dunk/fouls`` or ``dodo-dash/throws``) through the real detector on rendered
+    frames, scored as its oracle figures are; returns the detector's CPU ms per frame."""
+    from sim.suites import _board, make_scenario
+
+    make, answers, score = _real_suite(suite)
     cpu = []
     for i in range(start, start + count):
-        scn = make_scenario("dino-dunk/fouls", i, seed)
+        scn = make_scenario(suite, i, seed)
         board = _board(scn.board)
-        truth = dino_dunk_answers(scn, board)
-        pieces = [p.id for p in scn.initial.pieces if p.kind.startswith("disc-")]
-        real = RealDetector(board, scn.initial, seed=i)
-        session = DinoDunkSession(board, real, game=_StubDinoDunk(scn.meta, pieces), transform=real.transform)
-        steps, latency, named = [], None, False
-        for frame, t_rel in _frames(scn, 0.5, 30.0):
-            if frame.image is None:  # rendered outside the timed step (a camera delivers it ready)
-                frame.image = real.render(frame.scene, frame.index)
-            c0, w0 = time.process_time(), time.perf_counter()
-            events = session.step(frame)
-            steps.append(time.process_time() - c0)
-            fig.step_wall_s.append(time.perf_counter() - w0)
-            if not named and t_rel >= -3.0 / 30:
-                for tid, truth_id in zip(session._last_obs.track_id, real.last_ids):
-                    if truth_id:
-                        session.assign(int(tid), truth_id)
-                named = True
-                _arm(session)
-            if latency is None and any(e["kind"] == "flick" and e.get("state") == "settled" for e in events):
-                latency = max(t_rel - (scn.run.settle_time or t_rel), 0.0) + (time.perf_counter() - w0)
+        truth = answers(scn, board)
+        session, real, steps, latency = play_scene_real(scn, board, make, seed=i, wall_s=fig.step_wall_s)
         cpu += real.cpu_ms
-        _score_foul(fig, i, scn, truth, session, real, steps, latency)
+        score(fig, i, scn, truth, session, real, steps, latency)
     return cpu
+
+
+def bench_fouls_real(count: int, seed: int, start: int, fig: SuiteFigures) -> list:
+    """``dino-dunk/fouls`` through the real detector on rendered frames; returns its CPU ms per frame."""
+    return bench_real("dino-dunk/fouls", count, seed, start, fig)
+
+
+def bench_throws_real(count: int, seed: int, start: int, fig: SuiteFigures) -> list:
+    """``dodo-dash/throws`` through the real detector on rendered frames; returns its CPU ms per frame."""
+    return bench_real("dodo-dash/throws", count, seed, start, fig)
 
 
 def bench_game_memory(seed: int = 3, target: int = 2) -> dict:
@@ -364,7 +414,7 @@ def bench_game_memory(seed: int = 3, target: int = 2) -> dict:
 
 
 def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int = 10000, game: bool = True,
-               real_fouls: int = 0) -> dict:
+               real_fouls: int = 0, real_throws: int = 0) -> dict:
     import resource
 
     out = {"detector": "oracle-with-noise (session.oracle.OracleDetector: σ 0.7 mm at rest, 3 mm airborne, 1% drops)",
@@ -378,12 +428,14 @@ def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int 
         f = SuiteFigures("dino-dunk/fouls")
         bench_fouls(fouls, seed, start, f)
         out["fouls"] = f.to_dict()
-    if real_fouls:
-        f = SuiteFigures("dino-dunk/fouls")
-        cpu = bench_fouls_real(real_fouls, seed, start, f)
-        out["fouls_real"] = {**f.to_dict(), "detector": RealDetector.name,
-                             "detector_cpu_ms_mean": round(float(np.mean(cpu)), 1) if cpu else None,
-                             "detector_cpu_ms_p95": round(float(np.percentile(cpu, 95)), 1) if cpu else None}
+    for key, suite, n in (("throws_real", "dodo-dash/throws", real_throws), ("fouls_real", "dino-dunk/fouls", real_fouls)):
+        if not n:
+            continue
+        f = SuiteFigures(suite)
+        cpu = bench_real(suite, n, seed, start, f)
+        out[key] = {**f.to_dict(), "detector": RealDetector.name,
+                    "detector_cpu_ms_mean": round(float(np.mean(cpu)), 1) if cpu else None,
+                    "detector_cpu_ms_p95": round(float(np.percentile(cpu, 95)), 1) if cpu else None}
     if game:
         out["game"] = bench_game_memory()
     out["rss_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -418,11 +470,19 @@ def format_report(r: dict) -> str:
                      f"step {f['step_ms_mean']:.2f} ms mean, {f['step_ms_p95']:.2f} ms p95, {f['step_ms_max']:.1f} ms max "
                      f"per frame (budget 33.3 ms at 30 frames/s, one core); call after the physical settle "
                      f"{f['latency_ms_p50']:.0f} ms p50, {f['latency_ms_p95']:.0f} ms p95 (target 150)")
-    if "fouls_real" in r:
-        f = r["fouls_real"]
-        lines.append(f"  dino-dunk/fouls with the REAL detector ({f['detector']}, clean style): {f['scenes']} scenes; right "
+    for key in ("throws_real", "fouls_real"):
+        if key not in r:
+            continue
+        f = r[key]
+        lines.append(f"  {f['suite']} with the REAL detector ({f['detector']}, clean style): {f['scenes']} scenes; right "
                      f"{f['right']} ({f['right_rate']:.1%}), asked {f['asked']}, wrong {f['wrong']}; identities kept "
-                     f"{f['identity_kept']}/{f['identity_flicks']}; detector CPU {f['detector_cpu_ms_mean']} ms mean, "
+                     f"{f['identity_kept']}/{f['identity_flicks']}")
+        if key == "throws_real":
+            lines.append("    by projectile (right/asked/wrong): " + ", ".join(
+                f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))
+            lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.1%}), "
+                         f"asked {f['first_asked']}, wrong {f['first_wrong']}")
+        lines.append(f"    detector CPU {f['detector_cpu_ms_mean']} ms mean, "
                      f"{f['detector_cpu_ms_p95']} ms p95 per frame (all threads); session step incl. detector "
                      f"{f['step_ms_mean']:.1f} ms mean, {f['step_ms_p95']:.1f} ms p95 CPU, "
                      f"{f.get('step_wall_ms_mean', 0):.1f} ms mean, {f.get('step_wall_ms_p95', 0):.1f} ms p95 wall "
@@ -443,8 +503,9 @@ def main(args) -> int:
 
     if args.throws < 0 or args.fouls < 0:
         raise ValueError("--throws and --fouls must be >= 0")
-    if getattr(args, "real", 0) < 0:
-        raise ValueError("--real must be >= 0")
-    report = bench_live(args.throws, args.fouls, args.seed, args.start, not args.no_game, getattr(args, "real", 0))
+    if getattr(args, "real", 0) < 0 or getattr(args, "real_throws", 0) < 0:
+        raise ValueError("--real and --real-throws must be >= 0")
+    report = bench_live(args.throws, args.fouls, args.seed, args.start, not args.no_game, getattr(args, "real", 0),
+                        getattr(args, "real_throws", 0))
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

@@ -66,6 +66,7 @@ class BlobConfig:
     erase_margin_mm: float = 1.5
     min_conf: float = 0.5
     veto_conf: float = 0.7
+    nothing_veto_conf: float = 0.9
     figure_base: bool = True
     figure_split: float = 1.15
     dark_floor: float = 0.5

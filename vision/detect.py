@@ -590,7 +590,7 @@ class Detector:
 
     def _blobs(self, frame, mask, obs: Observation, frame_index, timestamp, dark=None) -> Observation:
         """The non-round path (:mod:`vision.blobs`): round pieces that the classifier sees as part of
-        a figure are dropped; the foreground less the round pieces' silhouettes is cut into
+        a figure (or, very surely, as nothing: the mat's print) are dropped; the foreground less the round pieces' silhouettes is cut into
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, kind_of, proposal_crop, proposals, round_crops,
@@ -604,6 +604,8 @@ class Detector:
             P = self._blob_probs(crops, centres, cache)
             figure = np.array([c in VETO_CLASSES for c in model.classes], dtype=bool)
             veto = P[:, figure].sum(1) >= bc.veto_conf
+            if bc.nothing_veto_conf < 1.0 and "nothing" in list(model.classes):
+                veto |= P[:, list(model.classes).index("nothing")] >= bc.nothing_veto_conf
             if veto.any():
                 obs = obs[~veto]
         rest = (mask if dark is None else dark).copy()

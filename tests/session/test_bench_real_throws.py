@@ -1,0 +1,65 @@
+"""``dodo-dash/throws`` through the real detector (``tableref bench live --real-throws N``): a scene
+rendered frame by frame, seen by the classical detector, ruled by the Dodo Dash session."""
+
+from __future__ import annotations
+
+import json
+
+from session import bench
+from sim.suites import _board, make_scenario
+from sim.truth import dodo_dash_answers
+
+# a development scene (seed 0, never the evaluation seed 7): a Feather thrown among five racers
+SEED, INDEX = 0, 9
+
+
+def test_a_rendered_throw_is_ruled_for_each_racer_the_user_named():
+    scn = make_scenario("dodo-dash/throws", INDEX, SEED)
+    board = _board(scn.board)
+    racers = {p.id for p in scn.initial.pieces if p.kind == "racer"}
+    assert len(racers) >= 3
+    make, _, _ = bench._real_suite("dodo-dash/throws")
+    wall = []
+    session, real, steps, latency = bench.play_scene_real(scn, board, make, seed=INDEX, wall_s=wall)
+    assert len(steps) == len(wall) == len(real.cpu_ms) > 30
+    # the pieces were named from what the detector found: every racer of the scene
+    named = {tr.name for tr in session.tracker.tracks.values() if tr.kind == "racer" and tr.name}
+    assert named == racers
+    assert len(session.flicks) == 1
+    flick = session.flicks[0]
+    assert flick.ruling is not None, flick.notes
+    assert flick.mover == scn.meta["projectile"]
+    assert {v.detail["racer"] for v in flick.ruling.verdicts} == racers
+    assert all(v.answer in ("yes", "no", "too_close") for v in flick.ruling.verdicts)
+
+
+def test_the_figures_score_a_real_throw_as_the_oracle_ones():
+    """bench_real scores a throw with the oracle's scorer: one scene, one call counted once, by its
+    projectile, with the first racer touched and the wall time of each frame."""
+    scn = make_scenario("dodo-dash/throws", INDEX, SEED)
+    truth = dodo_dash_answers(scn, _board(scn.board))
+    f = bench.SuiteFigures("dodo-dash/throws")
+    cpu = bench.bench_real("dodo-dash/throws", 1, SEED, INDEX, f)
+    assert f.scenes == 1 == f.right + f.asked + f.wrong == f.first_right + f.first_asked + f.first_wrong
+    assert f.by_kind == {scn.meta["projectile"]: {"right": f.right, "asked": f.asked, "wrong": f.wrong}}
+    assert len(cpu) == f.frames == len(f.step_wall_s)
+    assert truth["touched_racers"]  # the Feather touched someone: a session that saw nothing is wrong here
+    if f.wrong:
+        assert f.failures and f.failures[0]["index"] == INDEX
+    d = f.to_dict()
+    assert d["step_wall_ms_mean"] > 0 and d["identity_flicks"] == 1
+
+
+def test_cli_runs_real_throws_alone(capsys):
+    from cli.main import main
+
+    assert main(["bench", "live", "--throws", "0", "--fouls", "0", "--no-game", "--real-throws", "1",
+                 "--seed", str(SEED), "--start", str(INDEX), "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert "throws" not in r and "fouls" not in r and "fouls_real" not in r
+    t = r["throws_real"]
+    assert t["suite"] == "dodo-dash/throws" and t["scenes"] == 1 and t["detector"] == bench.RealDetector.name
+    assert t["detector_cpu_ms_mean"] > 0 and "step_wall_ms_p95" in t
+    text = bench.format_report(r)
+    assert "dodo-dash/throws with the REAL detector" in text and "first racer touched" in text
+    assert main(["bench", "live", "--real-throws", "-1"]) == 2

@@ -56,8 +56,9 @@ class SuiteFigures:
     failures: list = field(default_factory=list)
     by_kind: dict = field(default_factory=dict)  # throws: projectile -> {"right", "asked", "wrong"}
     second_look: int = 0  # calls made again once the table had stayed still after the settle (later than the first)
-    other_asked: int = 0
-    step_wall_s: list = field(default_factory=list)  # wall time of each step (the real detector's figures)  # fouls: the carrier struck by its own side left to a person (a stun, never a foul)
+    other_asked: int = 0  # fouls: the carrier struck by its own side left to a person (a stun, never a foul)
+    step_wall_s: list = field(default_factory=list)  # wall time of each step (the real detector's figures)
+    seen: dict = field(default_factory=dict)  # the real detector: "kind where" -> [piece-frames, that kind found in the frame, found within 15 mm]
 
     def rate(self, n: int) -> float:
         return n / self.scenes if self.scenes else 0.0
@@ -77,7 +78,8 @@ class SuiteFigures:
                 **({"step_wall_ms_mean": round(1e3 * float(np.mean(self.step_wall_s)), 2),
                     "step_wall_ms_p95": round(1e3 * float(np.percentile(self.step_wall_s, 95)), 2),
                     "step_wall_over_33ms": round(float(np.mean(np.array(self.step_wall_s) > 1 / 30)), 4)}
-                   if self.step_wall_s else {})}
+                   if self.step_wall_s else {}),
+                **({"seen": self.seen} if self.seen else {})}
 
 
 class _StubDinoDunk:
@@ -292,6 +294,7 @@ class RealDetector:
         self.transform = self.camera.transform()
         self.last_ids: list = []
         self.cpu_ms: list = []
+        self.seen: dict = {}
         self._cache = {}
 
     def render(self, scene, index: int):
@@ -307,14 +310,29 @@ class RealDetector:
         self.cpu_ms.append(1000 * (time.process_time() - c0))
         ids = []
         for xy in obs.xy:
-            best, bd = "", 15.0
+            best, bd = "", self.match_mm
             for p in frame.scene.pieces:
                 d = float(np.hypot(p.x - xy[0], p.y - xy[1]))
                 if d < bd:
                     best, bd = p.id, d
             ids.append(best)
         self.last_ids = ids
+        self._count_seen(frame.scene.pieces, obs)
         return obs
+
+    match_mm = 15.0  # a find names the simulator piece whose base lies this near (mat mm)
+
+    def _count_seen(self, pieces, obs) -> None:
+        """Per "kind where" (where: on the mat, or above it: in the hand or in flight, the base more
+        than 0.5 mm up): [piece-frames, frames with a find of that kind, finds of that kind within
+        ``match_mm`` of the piece's base]."""
+        kinds = np.asarray(obs.kind, dtype=object)
+        for p in pieces:
+            row = self.seen.setdefault(f"{p.kind} {'above the mat' if p.z > 0.5 else 'on the mat'}", [0, 0, 0])
+            same = obs.xy[kinds == p.kind]
+            row[0] += 1
+            row[1] += bool(len(same))
+            row[2] += bool(len(same)) and float(np.hypot(*(same - [p.x, p.y]).T).min()) < self.match_mm
 
 
 def _real_suite(suite: str):
@@ -380,6 +398,8 @@ def bench_real(suite: str, count: int, seed: int, start: int, fig: SuiteFigures)
         truth = answers(scn, board)
         session, real, steps, latency = play_scene_real(scn, board, make, seed=i, wall_s=fig.step_wall_s)
         cpu += real.cpu_ms
+        for key, row in real.seen.items():
+            fig.seen[key] = [a + b for a, b in zip(fig.seen.get(key, [0, 0, 0]), row)]
         score(fig, i, scn, truth, session, real, steps, latency)
     return cpu
 
@@ -484,6 +504,10 @@ def format_report(r: dict) -> str:
         lines.append(f"  {f['suite']} with the REAL detector ({f['detector']}, clean style): {f['scenes']} scenes; right "
                      f"{f['right']} ({f['right_rate']:.1%}), asked {f['asked']}, wrong {f['wrong']}; identities kept "
                      f"{f['identity_kept']}/{f['identity_flicks']}")
+        if f.get("seen"):
+            lines.append(f"    pieces found by the detector (a find of the kind in the frame / within 15 mm of the piece's base; "
+                         f"of piece-frames): " + "; ".join(
+                             f"{k} {100 * v[1] / v[0]:.0f}/{100 * v[2] / v[0]:.0f} % of {v[0]}" for k, v in sorted(f["seen"].items())))
         if key == "throws_real":
             lines.append("    by projectile (right/asked/wrong): " + ", ".join(
                 f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))

@@ -48,6 +48,13 @@ def test_the_figures_score_a_real_throw_as_the_oracle_ones():
         assert f.failures and f.failures[0]["index"] == INDEX
     d = f.to_dict()
     assert d["step_wall_ms_mean"] > 0 and d["identity_flicks"] == 1
+    # what the detector found, against the pieces of every frame
+    racers = sum(p.kind == "racer" for p in scn.initial.pieces)
+    assert sum(v[0] for k, v in d["seen"].items() if k.startswith("racer ")) == f.frames * racers
+    proj = scn.meta["projectile"]
+    assert sum(v[0] for k, v in d["seen"].items() if k.startswith(proj + " ")) == f.frames
+    assert f"{proj} above the mat" in d["seen"] and f"{proj} on the mat" in d["seen"]  # thrown, then landed
+    assert all(v[0] >= v[1] >= v[2] >= 0 for v in d["seen"].values())
 
 
 def test_cli_runs_real_throws_alone(capsys):

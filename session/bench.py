@@ -58,6 +58,7 @@ class SuiteFigures:
     second_look: int = 0  # calls made again once the table had stayed still after the settle (later than the first)
     other_asked: int = 0  # fouls: the carrier struck by its own side left to a person (a stun, never a foul)
     step_wall_s: list = field(default_factory=list)  # wall time of each step (the real detector's figures)
+    asked_but_wrong: int = 0  # throws: asked a person, yet some other racer's call was confident and not the truth
     seen: dict = field(default_factory=dict)  # the real detector: "kind where" -> [piece-frames, that kind found in the frame, found within 15 mm]
 
     def rate(self, n: int) -> float:
@@ -68,7 +69,7 @@ class SuiteFigures:
         lat = np.array(self.latency_s) if self.latency_s else np.zeros(1)
         return {"suite": self.suite, "scenes": self.scenes, "right": self.right, "asked": self.asked, "wrong": self.wrong,
                 "right_rate": round(self.rate(self.right), 5), "first_right": self.first_right,
-                "first_asked": self.first_asked, "first_wrong": self.first_wrong, "other_asked": self.other_asked, "second_look": self.second_look, "by_kind": self.by_kind,
+                "first_asked": self.first_asked, "first_wrong": self.first_wrong, "other_asked": self.other_asked, "asked_but_wrong": self.asked_but_wrong, "second_look": self.second_look, "by_kind": self.by_kind,
                 "first_right_rate": round(self.rate(self.first_right), 5),
                 "identity_flicks": self.identity_flicks, "identity_kept": self.identity_kept,
                 "frames": self.frames, "step_ms_mean": round(1e3 * float(st.mean()), 3),
@@ -202,6 +203,12 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
     if any(v.answer == "too_close" for v in verdicts.values()):
         fig.asked += 1
         tally["asked"] += 1
+        sure_wrong = {r: [v.answer, round(-v.margin, 2), v.detail["evidence"]] for r, v in verdicts.items()
+                      if v.answer != "too_close" and (v.answer == "yes") != (r in want)}
+        if sure_wrong:  # the person asked about one racer would not be asked about these
+            fig.asked_but_wrong += 1
+            fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "truth": sorted(want), "asked": True,
+                                 "confident_wrong": sure_wrong})
     elif {r for r, v in verdicts.items() if v.answer == "yes"} == want:
         fig.right += 1
         tally["right"] += 1
@@ -487,6 +494,8 @@ def format_report(r: dict) -> str:
         if f.get("second_look"):
             lines.append(f"    {f['second_look']} calls were made on a second look, once the table had stayed still a "
                          f"further 0.2 s (too close at the settle; those come out about 0.2 s later than the p95 below)")
+        if f.get("asked_but_wrong"):
+            lines.append(f"    of the asked: {f['asked_but_wrong']} where another racer's call was confident and not the truth")
         if f.get("other_asked"):
             lines.append(f"    of the right: {f['other_asked']} offence flicks whose carrier contact (a stun, never a foul) "
                          f"was left to a person")
@@ -508,6 +517,8 @@ def format_report(r: dict) -> str:
             lines.append(f"    pieces found by the detector (a find of the kind in the frame / within 15 mm of the piece's base; "
                          f"of piece-frames): " + "; ".join(
                              f"{k} {100 * v[1] / v[0]:.0f}/{100 * v[2] / v[0]:.0f} % of {v[0]}" for k, v in sorted(f["seen"].items())))
+        if f.get("asked_but_wrong"):
+            lines.append(f"    of the asked: {f['asked_but_wrong']} where another racer's call was confident and not the truth")
         if key == "throws_real":
             lines.append("    by projectile (right/asked/wrong): " + ", ".join(
                 f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))

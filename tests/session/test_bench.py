@@ -60,3 +60,40 @@ def test_fouls_an_open_carrier_contact_is_asked_only_when_the_defence_flicked(mo
             assert (f.right, f.asked, f.other_asked) == (1, 0, 1)
         else:
             assert (f.right, f.asked, f.other_asked) == (0, 1, 0)
+
+
+def test_throws_an_asked_call_with_a_confident_wrong_racer_is_counted_apart(monkeypatch):
+    """A throw left to a person (one racer too close) still counts "asked", but a confident call on
+    another racer that disagrees with the truth is counted and listed apart; confident calls that
+    agree are not."""
+    from types import SimpleNamespace
+
+    import session.bench as bench
+    from sim.suites import _board, make_scenario
+    from sim.truth import dodo_dash_answers
+
+    index = next(i for i in range(40) if dodo_dash_answers(s := make_scenario("dodo-dash/throws", i, 0), _board(s.board))["touched_racers"])
+    scn = make_scenario("dodo-dash/throws", index, 0)
+    touched = sorted(dodo_dash_answers(scn, _board(scn.board))["touched_racers"])
+    others = sorted({p.id for p in scn.initial.pieces if p.kind == "racer"} - set(touched))
+    assert others
+
+    def verdict(racer, answer, margin, t):
+        return SimpleNamespace(answer=answer, margin=margin, detail={"racer": racer, "evidence": "overlap", "t": t})
+
+    def fake_play(calls):
+        def play(scn, board, make_session, **kw):
+            flick = SimpleNamespace(ruling=SimpleNamespace(verdicts=calls), notes=[])
+            return SimpleNamespace(flicks=[flick]), None, [0.001], 0.05
+        return play
+
+    monkeypatch.setattr(bench, "_identities_kept", lambda s, d: True)
+    for other_answer, counted in (("yes", 1), ("no", 0)):
+        calls = [verdict(touched[0], "too_close", 0.5, 0.5), verdict(others[0], other_answer, 5.0, 0.6)]
+        monkeypatch.setattr(bench, "play_scene", fake_play(calls))
+        f = bench.SuiteFigures("dodo-dash/throws")
+        bench.bench_throws(1, 0, index, f)
+        assert (f.asked, f.right, f.wrong, f.asked_but_wrong) == (1, 0, 0, counted)
+        assert len(f.failures) == counted
+        if counted:
+            assert f.failures[0]["confident_wrong"] == {others[0]: ["yes", -5.0, "overlap"]}

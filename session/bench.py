@@ -280,8 +280,9 @@ def bench_fouls(count: int, seed: int, start: int, fig: SuiteFigures, oracle=Non
 
 class RealDetector:
     """The real detector (:class:`vision.detect.Detector`, classical, on rendered 640×480 frames of
-    one scene through a framed camera): ``detector(frame, quality)`` for a session; ``truth_ids``
-    names each detection by the nearest simulator piece (for the bench's own bookkeeping only)."""
+    one scene through a framed camera): ``detector(frame, quality)`` for a session; ``last_ids``
+    names each detection by the nearest simulator piece within ``match_mm`` (of the find's kind
+    first), for the bench's own bookkeeping only."""
 
     name = "vision.detect.Detector (classical, rendered 640x480 frames)"
 
@@ -316,13 +317,12 @@ class RealDetector:
         obs = self.detector(image, frame_index=int(frame.index), timestamp=float(frame.t))
         self.cpu_ms.append(1000 * (time.process_time() - c0))
         ids = []
-        for xy in obs.xy:
-            best, bd = "", self.match_mm
-            for p in frame.scene.pieces:
-                d = float(np.hypot(p.x - xy[0], p.y - xy[1]))
-                if d < bd:
-                    best, bd = p.id, d
-            ids.append(best)
+        for xy, kind in zip(obs.xy, obs.kind):
+            # the nearest piece of the find's kind, else the nearest piece (a find of the wrong kind
+            # is still named for what it is); a lost token lying against a racer does not take its name
+            near = [(float(np.hypot(p.x - xy[0], p.y - xy[1])), p.kind != kind, p.id) for p in frame.scene.pieces]
+            near = [(other, d, pid) for d, other, pid in near if d < self.match_mm]
+            ids.append(min(near)[2] if near else "")
         self.last_ids = ids
         self._count_seen(frame.scene.pieces, obs)
         return obs

@@ -70,3 +70,24 @@ def test_cli_runs_real_throws_alone(capsys):
     text = bench.format_report(r)
     assert "dodo-dash/throws with the REAL detector" in text and "first racer touched" in text
     assert main(["bench", "live", "--real-throws", "-1"]) == 2
+
+
+def test_a_find_takes_the_name_of_the_nearest_piece_of_its_kind():
+    """The bench names each find by the nearest simulator piece within 15 mm, of the find's kind
+    first: a racer found with a lost token lying nearer its base keeps the racer's name; a find of
+    a kind no piece near it has is still named by the nearest piece; a find far from all, none."""
+    from types import SimpleNamespace
+
+    from sim.scene import PieceState, Scene
+    from vision.core import Observation
+
+    pieces = [PieceState("racer-4", "racer", 100.0, 100.0), PieceState("feather", "feather", 104.0, 100.0)]
+    finds = Observation(xy=[[105.0, 100.0], [103.0, 100.0], [300.0, 300.0]], radius=[8, 8, 8], height=[30, 30, 30],
+                        kind=["racer", "egg", "racer"], confidence=[1, 1, 1], sigma=[1, 1, 1])
+    real = bench.RealDetector.__new__(bench.RealDetector)
+    real.detector = lambda image, **kw: finds
+    real.cpu_ms, real.seen = [], {}
+    frame = SimpleNamespace(image=object(), index=0, t=0.0, scene=Scene("dodo-dash", "x", pieces))
+    assert real(frame) is finds
+    assert real.last_ids == ["racer-4", "feather", ""]
+    assert real.seen["racer on the mat"] == [1, 1, 1] and real.seen["feather on the mat"] == [1, 0, 0]

@@ -162,14 +162,23 @@ def round_silhouettes(transform, xy: np.ndarray, radius: np.ndarray, height: np.
     import cv2
 
     out = np.zeros(shape[:2], np.uint8)
-    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    xy = np.asarray(xy, float).reshape(-1, 2)
+    n, m = len(xy), 24
+    if not n:
+        return out
+    a = np.linspace(0, 2 * np.pi, m, endpoint=False)
     ring = np.column_stack([np.cos(a), np.sin(a)])
-    for c, r, h in zip(np.asarray(xy, float).reshape(-1, 2), np.asarray(radius, float), np.asarray(height, float)):
-        pts = c + (r + margin_mm) * ring
-        px = np.vstack([transform.mat_to_image(pts, 0.0), transform.mat_to_image(pts, float(h))])
-        if not np.isfinite(px).all():
-            continue
-        cv2.fillConvexPoly(out, cv2.convexHull(np.round(px).astype(np.int32)), 255)
+    height = np.asarray(height, float).reshape(-1)
+    pts = (xy[:, None, :] + (np.asarray(radius, float).reshape(-1, 1, 1) + margin_mm) * ring[None]).reshape(-1, 2)
+    base = transform.mat_to_image(pts, 0.0).reshape(n, m, 2)
+    top = np.empty_like(base)
+    for h in np.unique(height):  # one projection per height
+        sel = height == h
+        top[sel] = transform.mat_to_image(pts.reshape(n, m, 2)[sel].reshape(-1, 2), float(h)).reshape(-1, m, 2)
+    for i in range(n):
+        px = np.vstack([base[i], top[i]])
+        if np.isfinite(px).all():
+            cv2.fillConvexPoly(out, cv2.convexHull(np.round(px).astype(np.int32)), 255)
     return out
 
 
@@ -335,16 +344,27 @@ def window_crop(frame: np.ndarray, centre_px, side_px: float, keep: np.ndarray |
     return crop
 
 
-def proposal_crop(frame, transform, p: Proposal, config: BlobConfig) -> np.ndarray:
-    """The classifier's crop of a proposal: the window round its centre, the pixels off it dimmed."""
-    return window_crop(frame, p.centre, _side_px(transform, p.centre, config), p.region, config.dim,
-                       keep_origin=p.box[:2])
+def proposal_crop(frame, transform, p: Proposal, config: BlobConfig, side_px: float | None = None) -> np.ndarray:
+    """The classifier's crop of a proposal: the window round its centre, the pixels off it dimmed
+    (``side_px``: the window's side if already known, see :func:`sides_px`)."""
+    side = sides_px(transform, np.array([p.centre]), config)[0] if side_px is None else side_px
+    return window_crop(frame, p.centre, side, p.region, config.dim, keep_origin=p.box[:2])
 
 
-def _side_px(transform, centre_px, config: BlobConfig) -> float:
-    c = np.asarray(centre_px, float).reshape(1, 2)
-    s = float(transform.mm_per_px(transform.image_to_mat(c, 0.0))[0])
-    return config.window_mm / (s if np.isfinite(s) and s > 0 else 2.0)
+def proposal_crops(frame, transform, props: list, config: BlobConfig) -> list:
+    """:func:`proposal_crop` of every proposal (their windows' sizes in one projection)."""
+    sides = sides_px(transform, np.array([p.centre for p in props], float).reshape(-1, 2), config)
+    return [proposal_crop(frame, transform, p, config, s) for p, s in zip(props, sides)]
+
+
+def sides_px(transform, centres_px: np.ndarray, config: BlobConfig) -> np.ndarray:
+    """(n,) image px side of the ``window_mm`` window at each of (n, 2) image px centres (the mat
+    plane's scale there)."""
+    c = np.asarray(centres_px, float).reshape(-1, 2)
+    if not len(c):
+        return np.zeros(0)
+    s = np.asarray(transform.mm_per_px(transform.image_to_mat(c, 0.0)), float).reshape(-1)
+    return config.window_mm / np.where(np.isfinite(s) & (s > 0), s, 2.0)
 
 
 def round_crops(frame, transform, xy, height, fg_mask: np.ndarray, config: BlobConfig) -> tuple[list, np.ndarray]:
@@ -352,9 +372,14 @@ def round_crops(frame, transform, xy, height, fg_mask: np.ndarray, config: BlobC
     window's centre is the top face's centre in image px), the pixels off ``fg_mask`` dimmed.
     Returns the crops and the (n, 2) image px centres."""
     xy = np.asarray(xy, float).reshape(-1, 2)
-    c = np.array([transform.mat_to_image(xy[i:i + 1], float(height[i]))[0] for i in range(len(xy))]).reshape(-1, 2)
+    height = np.asarray(height, float).reshape(-1)
+    c = np.zeros((len(xy), 2))
+    for h in np.unique(height):
+        sel = height == h
+        c[sel] = transform.mat_to_image(xy[sel], float(h))
     keep = np.where(fg_mask > 0, 255, 0).astype(np.uint8)
-    return [window_crop(frame, c[i], _side_px(transform, c[i], config), keep, config.dim) for i in range(len(xy))], c
+    sides = sides_px(transform, c, config)
+    return [window_crop(frame, c[i], sides[i], keep, config.dim) for i in range(len(xy))], c
 
 
 def game_probs(model, crops: list, game: str) -> np.ndarray:

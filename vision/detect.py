@@ -593,7 +593,7 @@ class Detector:
         a figure (or, very surely, as nothing: the mat's print) are dropped; the foreground less the round pieces' silhouettes is cut into
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
-        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, kind_of, proposal_crop, proposals, round_crops,
+        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, kind_of, proposal_crops, proposals, round_crops,
                                   round_silhouettes, split_figures)
 
         bc = self.blob_config
@@ -615,7 +615,7 @@ class Detector:
         self.last = {"fg": mask, "round_obs": obs, "proposals": props}
         if model is None or not props:
             return obs
-        P = self._blob_probs([proposal_crop(frame, self.transform, p, bc) for p in props],
+        P = self._blob_probs(proposal_crops(frame, self.transform, props, bc),
                              np.array([p.centre for p in props], float), cache)
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)

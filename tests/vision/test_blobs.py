@@ -196,3 +196,44 @@ def test_train_blobs_cli_renders_fits_and_writes_the_model(monkeypatch, tmp_path
     assert "validation accuracy 50.00%" in capsys.readouterr().out
     assert main(["train", "blobs", "--seed", "90210", "--out", str(tmp_path), "--quiet"]) == 2
     assert "90210" in capsys.readouterr().err and calls == [(12, 11)]
+
+
+@needs_model
+def test_auto_prefers_the_classical_path_with_the_classifier():
+    board = load_board("dogo-dash/table")
+    cam = framed_camera(np.random.default_rng(3), board, tilt=(30.0, 30.0))
+    empty = render_scene(board, Scene(board.game, board.ref, []), cam, clean_style(), 2).image
+    det = Detector(board, cam.transform(), specs=SPECS, background=empty, method="auto")
+    assert det.method == "classical" and det.blob_model is not None and det.detector is None
+    assert det.blob_kinds == {"card"}
+    plain = Detector(board, cam.transform(), specs=SPECS, background=empty, method="classical", blobs=False)
+    assert plain.blob_model is None and plain.blob_kinds == set()
+
+
+def test_the_bench_counts_round_and_non_round_kinds_apart():
+    from vision.bench import BenchFrame, Tally, score_frame, summarise_part
+    from vision.core import Observation
+
+    board = load_board("morris/waterfall")
+
+    def truth(pid, kind, x, y, radius):
+        return {"id": pid, "kind": kind, "xy": np.array([x, y]), "visible": 1.0, "z": 0.0, "moving": False,
+                "radius": radius, "attributes": {}}
+
+    fr = BenchFrame(None, None, None, board, [truth("e", "egg", 100, 100, 15), truth("t", "toucan", 300, 200, 22.5),
+                                              truth("h", "hunter", 500, 200, 12.5)], "morris/eggs", 2.0)
+    obs = Observation.from_pieces([
+        {"xy": [100.5, 100.0], "radius": 15, "kind": "egg", "sigma": 0.5},
+        {"xy": [303.0, 204.0], "radius": 22.5, "kind": "toucan", "sigma": 2.0},  # 5 mm off, σ 2: within 3σ
+        {"xy": [300.0, 210.0], "radius": 15, "kind": "egg", "sigma": 0.5},  # the head: on the toucan, not wrong
+        {"xy": [700.0, 300.0], "radius": 12.5, "kind": "hunter", "sigma": 2.0},  # on nothing: wrong
+    ])
+    reported, rk = {"egg", "shelter", "toucan", "hunter"}, {"egg", "shelter"}
+    rnd, other = Tally(), Tally()
+    score_frame(rnd, obs, fr, reported, rk, only=rk)
+    score_frame(other, obs, fr, reported, rk, only={"toucan", "hunter"})
+    r, o = summarise_part(rnd), summarise_part(other)
+    assert (r["tp"], r["fn"], r["fp"]) == (1, 0, 0)
+    assert (o["tp"], o["fn"], o["fp"]) == (1, 1, 1)
+    assert o["position"]["median_mm"] == pytest.approx(5.0) and o["position"]["within_3sigma"] == 1.0
+    assert o["per_kind"]["hunter"]["missed"] == 1 and o["per_kind"]["toucan"]["found"] == 1

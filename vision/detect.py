@@ -198,7 +198,8 @@ class Background:
                    shape: tuple | None = None) -> np.ndarray:
         """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
         discounted (as ``vision.refine.foreground_distance``: a shadow darkens, a piece changes colour).
-        ``small``: the mask of :meth:`foreground_small` if already made."""
+        ``small``: the mask of :meth:`foreground_small` if already made (then ``frame`` may be None
+        and ``shape`` the frame's shape)."""
         import cv2
 
         mask = self.foreground_small(frame, threshold) if small is None else small

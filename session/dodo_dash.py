@@ -161,6 +161,27 @@ class RacerCall:
     t_first: float | None
 
 
+@dataclass
+class HeightlessReach:
+    """Where a throw's token can have been, seen by a detector that does not measure heights
+    (:meth:`DodoDashSession.heightless_reach`), mat mm and seconds: per stretch between two samples
+    from the launch on, ``pts`` (n, 4, 2) the corners whose convex hull holds every place the token
+    can have had in it (each sample's place at elevation 0 and at the highest it can have been, up
+    its camera ray), ``t`` (n,) the stretch's start, ``sig`` (n,) its σ, ``slack`` (n,) how far the
+    token can have strayed beyond that hull unseen (frames without it, no transform); ``rest`` its
+    final resting place on the mat ((2,) mm, σ mm, angle radians, t s from which it was seen
+    there), None when it was not seen at rest after the launch; ``footprint`` mm, the radius of a
+    disc that holds the token whatever its angle."""
+
+    pts: np.ndarray
+    t: np.ndarray
+    sig: np.ndarray
+    slack: np.ndarray
+    rest: tuple | None
+    footprint: float
+    height_max: float
+
+
 class DodoDashSession(Session):
     GAME = GAME
 
@@ -262,6 +283,16 @@ class DodoDashSession(Session):
         (:meth:`throw_events`), each racer's call (:meth:`racer_call`), the verdicts in the order
         first touched (:meth:`ordered_verdicts`)."""
         racer_h = self.specs.piece(GAME, "racer").height
+        if not self.measures_height() and self.throw_height_max(proj.kind) > 0:
+            # the detector does not see how high the token is: what the height decides is asked
+            s = self._launch_samples(flick, proj)
+            if s is None:
+                return [], []
+            rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
+            t_end = float(flick.frames[-1].t) if flick.frames else float(s.t[-1])
+            reach = self.heightless_reach(s, proj.kind, proj.radius, t_end)
+            return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, proj.radius, s.size)
+                                                 for r in racers])
         path = self.throw_path(flick, proj, racer_h, dt_eval)
         if path is None:
             return [], []
@@ -792,6 +823,120 @@ class DodoDashSession(Session):
                     cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
         return cands
 
+    # -- stage 3, for a detector that does not measure heights -------------------------------------
+    # The highest a thrown token's base goes above the mat (mm), by kind, with a margin: the
+    # rulebook's throws as the simulator draws them (sim/config.yaml ``dodo-dash.projectiles``):
+    # the Meteorite dropped from at most 400 mm, the Log from 70 mm, the Feather from 120 mm thrown
+    # up at ≤ 700 mm/s (+25 mm), the Banana from 250 mm at ≤ 500 mm/s up (+13 mm), the Dodo from
+    # 150 mm at ≤ 600 mm/s up (+18 mm); the Egg is flicked along the mat. A landing keeps part of
+    # the horizontal speed only (no bounce up). A kind not listed: the highest of them.
+    throw_height_max_mm = {"meteorite": 500.0, "log": 100.0, "egg": 0.0, "feather": 200.0, "banana": 330.0,
+                           "dodo": 220.0}
+
+    def measures_height(self) -> bool:
+        """Whether the detector measures a token's height above the mat (its ``measures_height``;
+        False when it does not say: a detector that reports every piece at its spec height)."""
+        return bool(getattr(self.detector, "measures_height", False))
+
+    def throw_height_max(self, kind: str) -> float:
+        """The highest (mm) a thrown token of ``kind`` goes above the mat (``throw_height_max_mm``)."""
+        return float(self.throw_height_max_mm.get(kind, max(self.throw_height_max_mm.values())))
+
+    def heightless_reach(self, s: ThrowSamples, kind: str, radius: float, t_end: float) -> HeightlessReach:
+        """Where the token (of ``kind``, a disc of ``radius`` mm or the samples' box) can have been
+        from its launch on, when the detector places it as if on the mat (``s.zb`` unknown): each
+        sample's true place lies on the camera ray through it, between its place at elevation 0 and
+        at :meth:`throw_height_max` (``self.transform``; without one, anywhere within that height
+        of it: a 45° ray in any direction). Between two samples the token is in the hull of their
+        two rays; where frames went without it, it can have strayed by ``max_speed_mm_s`` times
+        half the time unseen. Once it is seen at rest (:meth:`_final_rest`) it is on the mat: from
+        the first sample at rest on, its place is the sample's; when it is not seen at rest, it
+        can have gone on unseen until ``t_end`` (s)."""
+        h = self.throw_height_max(kind)
+        t, xy, sig = s.t, s.xy, s.sig
+        i0 = max(s.i_launch - 1, 0)
+        rest = self._final_rest(s)
+        n = len(t)
+        elev = np.full(n, h)
+        if rest is not None:
+            elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
+        top = xy.copy()
+        slack_pt = np.zeros(n)
+        if self.transform is not None:
+            spec = self.specs.of_game(GAME).get(kind)
+            h_ref = spec.height / 2.0 if spec is not None else 0.0  # (the detector's plane: the token's middle)
+            up = elev > 0
+            if up.any():
+                top[up] = self.transform.image_to_mat(self.transform.mat_to_image(xy[up], h_ref), h_ref + h)
+        else:
+            slack_pt = elev.copy()
+        dt_f = float(np.median(np.diff(t))) if n > 1 else 1 / 30
+        pts, ts, sg, slack = [], [], [], []
+        for i in range(i0, max(n - 1, i0 + 1)):
+            j = min(i + 1, n - 1)
+            pts.append([xy[i], top[i], xy[j], top[j]])
+            ts.append(float(t[i]))
+            sg.append(float(max(sig[i], sig[j])))
+            gap = float(t[j] - t[i])
+            slack.append(max(slack_pt[i], slack_pt[j]) + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f else 0.0))
+        if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen
+            pts.append([xy[-1], top[-1], xy[-1], top[-1]])
+            ts.append(float(t[-1]))
+            sg.append(float(sig[-1]))
+            slack.append(slack_pt[-1] + self.max_speed_mm_s * (t_end - float(t[-1])))
+        foot = float(radius) if s.size is None else max(float(radius), 0.5 * float(np.hypot(*s.size)))
+        return HeightlessReach(np.array(pts, dtype=float), np.array(ts), np.array(sg), np.array(slack),
+                               None if rest is None else rest[:4], foot, h)
+
+    rest_min_samples = 4  # a token seen still this many frames at the end has come to rest on the mat
+
+    def _final_rest(self, s: ThrowSamples):
+        """(place (2,) mm, σ mm, angle radians, t s, index of the first sample) of the token at rest
+        at the end of the throw: the samples after the launch that stay within 3 σ of the last
+        three's median (at least ``rest_min_samples``); None when it was not seen so."""
+        t, xy, sig = s.t, s.xy, s.sig
+        n = len(t)
+        if n - s.i_launch < self.rest_min_samples + 1:
+            return None
+        p_end = np.median(xy[-3:], axis=0)
+        off = np.hypot(*(xy - p_end).T) > 3.0 * np.sqrt(2) * sig
+        if not off.any():
+            return None
+        i_rest = n - int(np.argmax(off[::-1]))
+        if i_rest <= s.i_launch or n - i_rest < self.rest_min_samples:
+            return None
+        p = np.median(xy[i_rest:], axis=0)
+        ang = float(np.median(np.unwrap(np.radians(s.ang[i_rest:]))))
+        # (σ of one sample: what a detector gets wrong at rest does not average away)
+        return p, float(np.median(sig[i_rest:])), ang, float(t[i_rest]), i_rest
+
+    def racer_call_heightless(self, reach: HeightlessReach, r, rest_q: dict, radius: float, size) -> RacerCall:
+        """Racer ``r``'s call on a throw seen without heights (``reach``, :meth:`heightless_reach`):
+        touched ("came to rest on it") when the token's resting place overlaps it by more than k σ,
+        which no height changes; not touched when no place the token can have had comes within k σ
+        of it ("out of reach at any height"); else too close to call, from the earliest it could
+        have reached it."""
+        k = self.referee.k
+        q, q_s = rest_q[r.id]
+        d = _hull_dist(q, reach.pts) if len(reach.pts) else np.full(0, np.inf)
+        gap = d - reach.slack - reach.footprint - r.radius
+        sig = np.hypot(reach.sig, q_s)
+        near = np.flatnonzero(gap <= k * sig)
+        t_first = float(reach.t[near[0]]) if len(near) else None
+        if reach.rest is not None:
+            p, s_p, ang, t_rest = reach.rest
+            g_r = float(_gap(p[None], np.array([ang]), size, radius, q[None], r.radius)[0])
+            s_r = float(np.hypot(s_p, q_s))
+            if -g_r > k * s_r:
+                return RacerCall(r.name, -g_r, t_rest, s_r, "came to rest on it", t_first)
+        if len(near):
+            i = int(near[0])
+            return RacerCall(r.name, 0.0, None, float(sig[i]), "within reach, its height unknown", t_first)
+        if not len(gap):
+            return RacerCall(r.name, 0.0, None, 1.0, "not seen after the launch", None)
+        i = int(np.argmin(gap / sig))
+        return RacerCall(r.name, -float(gap[i]), float(reach.t[i]), float(sig[i]), "out of reach at any height", None)
+
     # -- stage 4: the verdicts, in the order first touched -----------------------------------------
     def ordered_verdicts(self, flick: Flick, calls: list) -> tuple[list, list]:
         """(one Verdict per :class:`RacerCall` "<mover> touched <racer>", value −margin against 0 at
@@ -966,6 +1111,31 @@ def _gap(P, A, size, radius, q, r) -> np.ndarray:
     outside = np.hypot(ex, ey)
     inside = np.minimum(hx - np.abs(u), hy - np.abs(v))
     return np.where(outside > 0, outside, -inside) - r
+
+
+def _hull_dist(q, pts) -> np.ndarray:
+    """(n,) distance (mm) from the point ``q`` (2,) to the convex hull of each of the ``pts``
+    (n, m, 2) point sets (0 inside)."""
+    from itertools import combinations
+
+    m = pts.shape[1]
+    best = np.full(len(pts), np.inf)
+    for a, b in combinations(range(m), 2):
+        A, d = pts[:, a], pts[:, b] - pts[:, a]
+        u = np.clip(((q - A) * d).sum(1) / np.maximum((d * d).sum(1), 1e-12), 0.0, 1.0)
+        best = np.minimum(best, np.hypot(*(A + u[:, None] * d - q).T))
+
+    def cross(o, p1, p2):
+        return (p1[:, 0] - o[..., 0]) * (p2[:, 1] - o[..., 1]) - (p1[:, 1] - o[..., 1]) * (p2[:, 0] - o[..., 0])
+
+    for a, b, c in combinations(range(m), 3):
+        A, B, C = pts[:, a], pts[:, b], pts[:, c]
+        area = cross(A, B, C)
+        s1, s2, s3 = cross(A, B, np.broadcast_to(q, A.shape)), cross(B, C, np.broadcast_to(q, A.shape)), \
+            cross(C, A, np.broadcast_to(q, A.shape))
+        inside = (np.abs(area) > 1e-9) & (((s1 >= 0) & (s2 >= 0) & (s3 >= 0)) | ((s1 <= 0) & (s2 <= 0) & (s3 <= 0)))
+        best[inside] = 0.0
+    return best
 
 
 def _waypoint(sg) -> bool:

@@ -71,6 +71,7 @@ class OracleDetector:
     the noise of frame ``index`` depends on (seed, index) only."""
 
     name = "oracle-with-noise"
+    measures_height = True  # the height of each piece, from the simulator (with noise)
 
     def __init__(self, board, config: OracleConfig | None = None, seed: int = 0):
         self.board = board

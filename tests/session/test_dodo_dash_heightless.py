@@ -1,0 +1,167 @@
+"""A Dodo Dash throw seen by a detector that does not measure heights (it reports every token at its
+spec height and places it by projecting its image onto that plane): hand-made throws of a Banana
+(radius 13 mm, σ 2 mm, 30 frames a second) through a framed camera, racers of radius 12.5 mm. What
+the height decides is asked; what no height changes is still called."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from session.bench import _StubDodoDash
+from session.dodo_dash import DodoDashSession, ThrowSamples
+from session.oracle import OracleDetector
+
+FPS, TOK_R, RACER_R, G, SIG = 30.0, 13.0, 12.5, 9810.0, 2.0
+
+
+@pytest.fixture(scope="module")
+def board():
+    from sim.suites import _board
+
+    return _board("dodo-dash/dodorado-jungle")
+
+
+@pytest.fixture(scope="module")
+def transform(board):
+    from vision.bench import framed_camera
+
+    return framed_camera(np.random.default_rng(3), board, tilt=(30.0, 30.0)).transform()
+
+
+@pytest.fixture(scope="module")
+def session(board, transform):
+    detector = SimpleNamespace()  # says nothing of heights: it does not measure them
+    return DodoDashSession(board, detector, game=_StubDodoDash({"projectile": "banana"}), transform=transform)
+
+
+def seen(transform, xyz: np.ndarray) -> np.ndarray:
+    """(n, 2) where a detector that takes every Banana for lying on the mat places tokens at (n, 3)
+    mat mm (base centre, elevation): the camera ray through the token's middle met at the plane of
+    a Banana's middle on the mat."""
+    h_ref = 2.0
+    return np.vstack([transform.image_to_mat(transform.mat_to_image(p[None, :2], h_ref + p[2]), h_ref)[0] for p in xyz])
+
+
+def throw(transform, start, direction, z0=200.0, vx=900.0, decel=3000.0, n_rest_end=10, n_hold=6):
+    """(ThrowSamples as the heightless detector sees them, the true (n, 3) places): held at ``start``
+    ``z0`` mm up for ``n_hold`` frames, released at t = 0 flying along the unit ``direction`` at
+    ``vx`` mm/s and falling, then sliding to a stop and seen at rest ``n_rest_end`` frames."""
+    start, u = np.asarray(start, float), np.asarray(direction, float)
+    t_land = np.sqrt(2 * z0 / G)
+    t_stop = t_land + vx / decel
+    t = np.arange(-n_hold, int((t_stop + n_rest_end / FPS) * FPS) + 1) / FPS
+
+    def place(x):
+        x = max(x, 0.0)
+        if x <= t_land:
+            return np.append(start + u * vx * x, z0 - G * x * x / 2)
+        s = min(x, t_stop) - t_land
+        return np.append(start + u * (vx * t_land + vx * s - decel * s * s / 2), 0.0)
+
+    xyz = np.array([place(x) for x in t])
+    xy = seen(transform, xyz)
+    n = len(t)
+    return ThrowSamples(t, xy, np.zeros(n), np.full(n, SIG), np.zeros(n), None, n_hold, float(t[n_hold - 1])), xyz
+
+
+def racer(i: int, xy):
+    return SimpleNamespace(id=i, name=f"racer-{i}", radius=RACER_R), (np.asarray(xy, float), 0.2)
+
+
+def called(session, s, rs, t_end=None):
+    """({racer name: Verdict}, the order first touched) of the heightless stage."""
+    racers = [r for r, _ in rs]
+    rest_q = {r.id: q for r, q in rs}
+    reach = session.heightless_reach(s, "banana", TOK_R, float(s.t[-1]) if t_end is None else t_end)
+    calls = [session.racer_call_heightless(reach, r, rest_q, TOK_R, s.size) for r in racers]
+    verdicts, order = session.ordered_verdicts(SimpleNamespace(mover="banana", index_start=0, index_settle=1), calls)
+    return {v.detail["racer"]: v for v in verdicts}, order
+
+
+def away_from_camera(transform, p):
+    """The unit direction from the point under the camera to ``p`` (mat mm)."""
+    d = np.asarray(p, float) - transform.camera_centre_mm()[:2]
+    return d / np.hypot(*d)
+
+
+def test_the_session_knows_whether_its_detector_measures_heights(session, board):
+    assert session.measures_height() is False
+    assert DodoDashSession(board, OracleDetector(board), game=_StubDodoDash({"projectile": "banana"})).measures_height()
+    # the Egg is flicked along the mat: its height is known without measuring it
+    assert session.throw_height_max("egg") == 0.0 < session.throw_height_max("banana")
+
+
+def test_a_token_flying_over_a_racer_is_asked_not_called(session, transform, board):
+    """The Banana flies 150 mm and more above a racer under its path: seen without heights its
+    place is tens of mm off, so the call is asked — never "yes" (nor a confident "no")."""
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, xyz = throw(transform, start, u)
+    i_over = int(np.argmin(np.hypot(*(xyz[:, :2] - (start + 100.0 * u)).T)))
+    assert xyz[i_over, 2] > 150.0  # well above a racer's 45 mm: it passed over
+    v, order = called(session, s, [racer(1, start + 100.0 * u)])
+    assert v["racer-1"].answer == "too_close"
+    assert order == ["racer-1"]
+
+
+def test_a_racer_no_place_of_the_token_reaches_is_not_touched(session, transform, board):
+    """A racer 120 mm to the side of the path, on the side away from the camera (where no height
+    moves the token's true place): a confident no."""
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, xyz = throw(transform, start, u)
+    mid = start + 150.0 * u
+    side = np.array([0.0, 1.0]) * np.sign(away_from_camera(transform, mid)[1])
+    v, order = called(session, s, [racer(2, mid + 120.0 * side)])
+    assert (v["racer-2"].answer, v["racer-2"].detail["evidence"]) == ("no", "out of reach at any height")
+    assert order == []
+    # the same racer as near the path's ground line as the camera's side allows is not a sure no
+    toward = -away_from_camera(transform, mid)
+    v, _ = called(session, s, [racer(3, mid + 60.0 * toward)])
+    assert v["racer-3"].answer == "too_close"
+
+
+def test_a_token_resting_on_a_racer_touched_it(session, transform, board):
+    """The Banana comes to rest with its centre 8 mm from a racer's (their footprints overlap by
+    17.5 mm, far beyond k σ): touched, whatever its height was before; a racer it flew over before
+    may have been touched first, so the order asks about that one first."""
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, xyz = throw(transform, start, u)
+    end = xyz[-1, :2]
+    v, order = called(session, s, [racer(1, end + np.array([0.0, 8.0])), racer(2, start + 100.0 * u)])
+    assert (v["racer-1"].answer, v["racer-1"].detail["evidence"]) == ("yes", "came to rest on it")
+    assert v["racer-1"].margin == pytest.approx(TOK_R + RACER_R - 8.0, abs=2.0)
+    assert v["racer-2"].answer == "too_close"
+    assert order == ["racer-2", "racer-1"]
+
+
+def test_a_token_not_seen_at_rest_can_have_gone_on(session, transform, board):
+    """Lost once it landed (no sample at rest), the token can have slid on unseen until the flick
+    ended: a racer 100 mm beyond its last sample is not a sure no; seen at rest, it is."""
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, xyz = throw(transform, start, u)
+    beyond = xyz[-1, :2] + 100.0 * away_from_camera(transform, xyz[-1, :2])
+    v, _ = called(session, s, [racer(1, beyond)])
+    assert v["racer-1"].answer == "no"
+    n_air = int(np.flatnonzero(xyz[:, 2] > 0)[-1]) + 2  # its last sample just after the landing
+    lost = ThrowSamples(s.t[:n_air], s.xy[:n_air], s.zb[:n_air], s.sig[:n_air], s.ang[:n_air], None, s.i_launch, s.t_launch)
+    v, _ = called(session, lost, [racer(1, beyond)], t_end=float(s.t[-1]))
+    assert v["racer-1"].answer == "too_close"
+
+
+def test_without_a_transform_every_direction_is_open(board, transform):
+    """No transform: the ray is taken at 45° in any direction, so the racer on the side away from
+    the camera that a transform rules out is asked."""
+    plain = DodoDashSession(board, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}))
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, _ = throw(transform, start, u)
+    mid = start + 150.0 * u
+    side = np.array([0.0, 1.0]) * np.sign(away_from_camera(transform, mid)[1])
+    v, _ = called(plain, s, [racer(2, mid + 120.0 * side)])
+    assert v["racer-2"].answer == "too_close"

@@ -290,7 +290,7 @@ class DodoDashSession(Session):
                 return [], []
             rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
             t_end = float(flick.frames[-1].t) if flick.frames else float(s.t[-1])
-            reach = self.heightless_reach(s, proj.kind, proj.radius, t_end)
+            reach = self.heightless_reach(s, proj.kind, proj.radius, t_end, touch_h=racer_h)
             return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, proj.radius, s.size)
                                                  for r in racers])
         path = self.throw_path(flick, proj, racer_h, dt_eval)
@@ -842,7 +842,10 @@ class DodoDashSession(Session):
         """The highest (mm) a thrown token of ``kind`` goes above the mat (``throw_height_max_mm``)."""
         return float(self.throw_height_max_mm.get(kind, max(self.throw_height_max_mm.values())))
 
-    def heightless_reach(self, s: ThrowSamples, kind: str, radius: float, t_end: float) -> HeightlessReach:
+    touch_margin_mm = 5.0  # a token's base this little above a racer's top may still touch it
+
+    def heightless_reach(self, s: ThrowSamples, kind: str, radius: float, t_end: float,
+                         touch_h: float | None = None) -> HeightlessReach:
         """Where the token (of ``kind``, a disc of ``radius`` mm or the samples' box) can have been
         from its launch on, when the detector places it as if on the mat (``s.zb`` unknown): each
         sample's true place lies on the camera ray through it, between its place at elevation 0 and
@@ -851,7 +854,13 @@ class DodoDashSession(Session):
         two rays; where frames went without it, it can have strayed by ``max_speed_mm_s`` times
         half the time unseen. Once it is seen at rest (:meth:`_final_rest`) it is on the mat: from
         the first sample at rest on, its place is the sample's; when it is not seen at rest, it
-        can have gone on unseen until ``t_end`` (s)."""
+        can have gone on unseen until ``t_end`` (s).
+
+        With ``touch_h`` (mm, a racer's height) only the places where the token's base was low
+        enough to touch a racer (``touch_h`` + ``touch_margin_mm``) are kept: between two samples
+        it moves along the straight chord between its true places (on the two rays, in 3D) or
+        above it (a fall bends down from its chord), so where it was that low lies in the part of
+        the two rays' hull below that height (:func:`_low_part`)."""
         h = self.throw_height_max(kind)
         t, xy, sig = s.t, s.xy, s.sig
         i0 = max(s.i_launch - 1, 0)
@@ -872,15 +881,17 @@ class DodoDashSession(Session):
             slack_pt = elev.copy()
         dt_f = float(np.median(np.diff(t))) if n > 1 else 1 / 30
         pts, ts, sg, slack = [], [], [], []
+        h_c = h if touch_h is None else min(h, touch_h + self.touch_margin_mm)
         for i in range(i0, max(n - 1, i0 + 1)):
             j = min(i + 1, n - 1)
-            pts.append([xy[i], top[i], xy[j], top[j]])
+            pts.append(_low_part(xy[i], top[i], elev[i], xy[j], top[j], elev[j], h_c))
             ts.append(float(t[i]))
             sg.append(float(max(sig[i], sig[j])))
             gap = float(t[j] - t[i])
-            slack.append(max(slack_pt[i], slack_pt[j]) + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f else 0.0))
+            slack.append(min(max(slack_pt[i], slack_pt[j]), h_c)
+                         + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f else 0.0))
         if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen
-            pts.append([xy[-1], top[-1], xy[-1], top[-1]])
+            pts.append(_low_part(xy[-1], top[-1], elev[-1], xy[-1], top[-1], elev[-1], h))
             ts.append(float(t[-1]))
             sg.append(float(sig[-1]))
             slack.append(slack_pt[-1] + self.max_speed_mm_s * (t_end - float(t[-1])))
@@ -1111,6 +1122,23 @@ def _gap(P, A, size, radius, q, r) -> np.ndarray:
     outside = np.hypot(ex, ey)
     inside = np.minimum(hx - np.abs(u), hy - np.abs(v))
     return np.where(outside > 0, outside, -inside) - r
+
+
+def _low_part(a, a_top, a_h: float, b, b_top, b_h: float, h_c: float) -> list:
+    """The corners (2,) mat mm of where the token can have been between two samples with its base
+    at most ``h_c`` mm above the mat: the part below ``h_c`` of the hull (in 3D) of the two camera
+    rays, sample ``a`` from its place at elevation 0 to ``a_top`` at ``a_h`` mm, ``b`` likewise,
+    seen from above; always 8 corners (repeated where fewer)."""
+    verts = [(np.asarray(a, float), 0.0), (np.asarray(a_top, float), float(a_h)),
+             (np.asarray(b, float), 0.0), (np.asarray(b_top, float), float(b_h))]
+    out = [p for p, z in verts if z <= h_c]
+    for m in range(4):
+        for n in range(m + 1, 4):
+            (p, zp), (q, zq) = verts[m], verts[n]
+            if (zp - h_c) * (zq - h_c) < 0:
+                out.append(p + (q - p) * (h_c - zp) / (zq - zp))
+    out += [out[0]] * (8 - len(out))
+    return out[:8]
 
 
 def _hull_dist(q, pts) -> np.ndarray:

@@ -14,7 +14,7 @@ from session.bench import _StubDodoDash
 from session.dodo_dash import DodoDashSession, ThrowSamples
 from session.oracle import OracleDetector
 
-FPS, TOK_R, RACER_R, G, SIG = 30.0, 13.0, 12.5, 9810.0, 2.0
+FPS, TOK_R, RACER_R, RACER_H, G, SIG = 30.0, 13.0, 12.5, 45.0, 9810.0, 2.0
 
 
 @pytest.fixture(scope="module")
@@ -71,11 +71,12 @@ def racer(i: int, xy):
     return SimpleNamespace(id=i, name=f"racer-{i}", radius=RACER_R), (np.asarray(xy, float), 0.2)
 
 
-def called(session, s, rs, t_end=None):
-    """({racer name: Verdict}, the order first touched) of the heightless stage."""
+def called(session, s, rs, t_end=None, touch_h=RACER_H):
+    """({racer name: Verdict}, the order first touched) of the heightless stage (only where the token
+    was low enough to touch a racer ``touch_h`` mm tall; None: at any height)."""
     racers = [r for r, _ in rs]
     rest_q = {r.id: q for r, q in rs}
-    reach = session.heightless_reach(s, "banana", TOK_R, float(s.t[-1]) if t_end is None else t_end)
+    reach = session.heightless_reach(s, "banana", TOK_R, float(s.t[-1]) if t_end is None else t_end, touch_h=touch_h)
     calls = [session.racer_call_heightless(reach, r, rest_q, TOK_R, s.size) for r in racers]
     verdicts, order = session.ordered_verdicts(SimpleNamespace(mover="banana", index_start=0, index_settle=1), calls)
     return {v.detail["racer"]: v for v in verdicts}, order
@@ -95,16 +96,34 @@ def test_the_session_knows_whether_its_detector_measures_heights(session, board)
 
 
 def test_a_token_flying_over_a_racer_is_asked_not_called(session, transform, board):
-    """The Banana flies 150 mm and more above a racer under its path: seen without heights its
-    place is tens of mm off, so the call is asked — never "yes" (nor a confident "no")."""
+    """Released 80 mm up, the Banana passes 60 mm and more above a racer under its path (whose top
+    is 45 mm up): seen without heights its place is tens of mm off and it may as well have been
+    low there, so the call is asked — never "yes" (nor a confident "no")."""
     start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
     u = np.array([1.0, 0.0])
-    s, xyz = throw(transform, start, u)
-    i_over = int(np.argmin(np.hypot(*(xyz[:, :2] - (start + 100.0 * u)).T)))
-    assert xyz[i_over, 2] > 150.0  # well above a racer's 45 mm: it passed over
-    v, order = called(session, s, [racer(1, start + 100.0 * u)])
+    s, xyz = throw(transform, start, u, z0=80.0)
+    i_over = int(np.argmin(np.hypot(*(xyz[:, :2] - (start + 50.0 * u)).T)))
+    assert RACER_H < xyz[i_over, 2] < 80.0  # it passed over
+    v, order = called(session, s, [racer(1, start + 50.0 * u)])
     assert v["racer-1"].answer == "too_close"
     assert order == ["racer-1"]
+
+
+def test_a_token_far_above_a_racer_cannot_have_touched_it(session, transform, board):
+    """Released 200 mm up, the Banana is 180 mm above a racer 45 mm along its path: wherever it
+    was while low enough to touch a racer (on the camera rays of its samples, at most 50 mm up),
+    it was not near that one: a confident no. Taken at any height up to the highest a Banana
+    goes, the same racer is asked."""
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, xyz = throw(transform, start, u, z0=200.0)
+    i_over = int(np.argmin(np.hypot(*(xyz[:, :2] - (start + 45.0 * u)).T)))
+    assert xyz[i_over, 2] > 170.0
+    v, order = called(session, s, [racer(1, start + 45.0 * u)])
+    assert (v["racer-1"].answer, v["racer-1"].detail["evidence"]) == ("no", "out of reach at any height")
+    assert order == []
+    v, _ = called(session, s, [racer(1, start + 45.0 * u)], touch_h=None)
+    assert v["racer-1"].answer == "too_close"
 
 
 def test_a_racer_no_place_of_the_token_reaches_is_not_touched(session, transform, board):
@@ -118,9 +137,9 @@ def test_a_racer_no_place_of_the_token_reaches_is_not_touched(session, transform
     v, order = called(session, s, [racer(2, mid + 120.0 * side)])
     assert (v["racer-2"].answer, v["racer-2"].detail["evidence"]) == ("no", "out of reach at any height")
     assert order == []
-    # the same racer as near the path's ground line as the camera's side allows is not a sure no
+    # on the camera's side of the path, where the rays reach (at any height), it is not a sure no
     toward = -away_from_camera(transform, mid)
-    v, _ = called(session, s, [racer(3, mid + 60.0 * toward)])
+    v, _ = called(session, s, [racer(3, mid + 120.0 * toward)], touch_h=None)
     assert v["racer-3"].answer == "too_close"
 
 
@@ -132,7 +151,9 @@ def test_a_token_resting_on_a_racer_touched_it(session, transform, board):
     u = np.array([1.0, 0.0])
     s, xyz = throw(transform, start, u)
     end = xyz[-1, :2]
-    v, order = called(session, s, [racer(1, end + np.array([0.0, 8.0])), racer(2, start + 100.0 * u)])
+    s, xyz = throw(transform, start, u, z0=80.0)
+    end = xyz[-1, :2]
+    v, order = called(session, s, [racer(1, end + np.array([0.0, 8.0])), racer(2, start + 50.0 * u)])
     assert (v["racer-1"].answer, v["racer-1"].detail["evidence"]) == ("yes", "came to rest on it")
     assert v["racer-1"].margin == pytest.approx(TOK_R + RACER_R - 8.0, abs=2.0)
     assert v["racer-2"].answer == "too_close"

@@ -14,6 +14,10 @@
   a person (``dodo-dash.hit`` default: not hit). The call is made in stages
   (:meth:`DodoDashSession.hit_verdicts`): the path fit (:class:`ThrowPath`), the events between its
   segments (:class:`ThrowEvents`), each racer's call (:class:`RacerCall`), the order first touched.
+  A detector that does not measure heights (``measures_height`` False or absent: the token in the
+  air is placed as if on the mat) gets calls that do not depend on the height: a racer the token
+  cannot have reached while low enough to touch it, at any height up its camera rays, is not hit;
+  one it came to rest on is; the rest wait for a person.
 - **Positions.** After every settle each named racer's hex is read (:func:`referee.hexes.hex_calls`)
   and compared with the engine's; a mismatch is an event proposing a ``Correct`` (a judge's action).
 - **Dice, traps, drifts.** The players enter the dice (``act(Roll(value))`` with ``dice="table"``);
@@ -281,13 +285,20 @@ class DodoDashSession(Session):
 
         The stages: the path fit (:meth:`throw_path`), the events between its segments
         (:meth:`throw_events`), each racer's call (:meth:`racer_call`), the verdicts in the order
-        first touched (:meth:`ordered_verdicts`)."""
+        first touched (:meth:`ordered_verdicts`).
+
+        A detector that does not measure heights (:meth:`measures_height` False) places a token in
+        the air as if it lay on the mat, tens of mm off along the camera's ray: its throws (but the
+        Egg's, flicked along the mat) are called apart (:meth:`heightless_reach`,
+        :meth:`racer_call_heightless`): "no" only where the token cannot have been near the racer
+        while low enough to touch it, "yes" only where it came to rest on it, else asked."""
         racer_h = self.specs.piece(GAME, "racer").height
         if not self.measures_height() and self.throw_height_max(proj.kind) > 0:
             # the detector does not see how high the token is: what the height decides is asked
             s = self._launch_samples(flick, proj)
-            if s is None:
-                return [], []
+            if s is None:  # seen in one frame only: where it went is unknown
+                return self.ordered_verdicts(flick, [RacerCall(r.name, 0.0, None, 1.0, "token not followed", None)
+                                                     for r in racers])
             rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
             t_end = float(flick.frames[-1].t) if flick.frames else float(s.t[-1])
             reach = self.heightless_reach(s, proj.kind, proj.radius, t_end, touch_h=racer_h)

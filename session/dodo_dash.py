@@ -169,13 +169,14 @@ class RacerCall:
 class HeightlessReach:
     """Where a throw's token can have been, seen by a detector that does not measure heights
     (:meth:`DodoDashSession.heightless_reach`), mat mm and seconds: per stretch between two samples
-    from the launch on, ``pts`` (n, 4, 2) the corners whose convex hull holds every place the token
-    can have had in it (each sample's place at elevation 0 and at the highest it can have been, up
-    its camera ray), ``t`` (n,) the stretch's start, ``sig`` (n,) its σ, ``slack`` (n,) how far the
+    from the launch on, ``pts`` (n, 8, 2) the corners whose convex hull holds every place the token
+    can have had in it (the hull of the two samples' camera rays, from elevation 0 up to the
+    highest it can have been, or only the part of it low enough to touch a racer; corners
+    repeated where fewer: :func:`_low_part`), ``t`` (n,) the stretch's start, ``sig`` (n,) its σ, ``slack`` (n,) how far the
     token can have strayed beyond that hull unseen (frames without it, no transform); ``rest`` its
     final resting place on the mat ((2,) mm, σ mm, angle radians, t s from which it was seen
     there), None when it was not seen at rest after the launch; ``footprint`` mm, the radius of a
-    disc that holds the token whatever its angle."""
+    disc that holds the token whatever its angle; ``height_max`` (mm) the highest it can have been."""
 
     pts: np.ndarray
     t: np.ndarray

@@ -67,6 +67,8 @@ class RefineConfig:
     choice_clip: float = 40.0
     choice_ambiguity: float = 1.2
     neighbour_gap: float = 0.8
+    shadow_fill_px: float = 0.0
+    frame_blur_below_px: float = 0.0
 
 
 @dataclass
@@ -551,7 +553,7 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
 
 
 def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
-               cfg: "RefineConfig", blur: float | None = None, exclude=()) -> _Fit | None:
+               cfg: "RefineConfig", blur: float | None = None, exclude=(), blur_choices=None) -> _Fit | None:
     """Fit one upright cylinder (radius ``r``, top at ``h`` mm) standing at mat mm ``c`` to the frame.
 
     Model of each pixel (image px): ``f = a_top·p_top + a_side·p_side + (1 - a_top - a_side)·m`` with
@@ -560,7 +562,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     linearly (variable projection). Gauss-Newton on the centre and on ``g``, an outward growth of
     both outlines in image px (a radius a little off the spec, a renderer's or a lens's bias), with
     the analytic derivative of a translated / grown coverage; coarse-to-fine blur, Huber weights, on
-    a band around the outline only. ``blur`` (image px) skips the search for the image's blur.
+    a band around the outline only. ``blur`` (image px) skips the search for the image's blur;
+    ``blur_choices`` (image px) replaces ``cfg.blur_choices_px`` after the coarse steps.
     ``exclude``: image px outlines of other pieces nearby, whose pixels are left out (they are not
     the mat the model puts around this piece)."""
     import cv2
@@ -624,7 +627,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if blur is None and it < len(coarse):
             cands = (coarse[it],)
         elif blur is None:
-            cands = cfg.blur_choices_px
+            cands = cfg.blur_choices_px if blur_choices is None else tuple(blur_choices)
         else:
             cands = (blur,)
         best = None
@@ -664,7 +667,19 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                     # piece does not cover (colour changes stay in the residual)
                     rest = fb - At[:, None] * p_top - As[:, None] * p_side
                     sh = ((rest * m0).sum(axis=1) / (np.maximum(out_w, 0.05) * mm2)).astype(np.float32)
-                    shade = np.where(out_w > cfg.shadow_out, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
+                    own = out_w > cfg.shadow_out
+                    shade = np.where(own, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
+                    if cfg.shadow_fill_px > 0 and own.any() and not own.all():
+                        # where the piece covers most of a pixel its shade cannot be read: a shadow is
+                        # smooth, so it is that of the mat pixels around it (a normalised blur)
+                        num = np.zeros(w * hgt, np.float32)
+                        den = np.zeros(w * hgt, np.float32)
+                        num[idx[own]] = shade[own] * wts[own]
+                        den[idx[own]] = wts[own]
+                        num = cv2.GaussianBlur(num.reshape(hgt, w), (0, 0), cfg.shadow_fill_px).ravel()[idx]
+                        den = cv2.GaussianBlur(den.reshape(hgt, w), (0, 0), cfg.shadow_fill_px).ravel()[idx]
+                        fill = np.where(den > 0.05, num / np.maximum(den, 1e-6), 1.0)
+                        shade = np.where(own, shade, np.clip(fill, cfg.shadow_min, 1.05)).astype(np.float32)
                     mb = m0 * shade[:, None]
                 R = fb - out_w[:, None] * mb - At[:, None] * p_top - As[:, None] * p_side
                 e = np.sqrt((R * R).sum(axis=1))
@@ -755,7 +770,13 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     ``neighbour_gap`` × the sum of the radii apart: two candidates closer than that are one piece).
     ``radius_choices``: per piece, a sequence of radii (mm) it may have, the first its own:
     :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
-    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit."""
+    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit.
+
+    Pieces under ``frame_blur_below_px`` image px of radius are fitted last, at the frame's blur (the
+    median of the others' fits): a few px across, a piece's own outline cannot tell its blur from its
+    size and place. In the mat's shadow model (``shadow_fill_px`` > 0) the pixels the piece mostly
+    covers take the shade of the mat pixels around them (a shadow under the piece's edge, toward
+    the camera, is not more piece)."""
     cfg = config or RefineConfig()
     rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)
@@ -784,42 +805,72 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         return fit is not None and np.all(np.isfinite(fit.c)) and _fit_ok(fit, rough[i], cfg) and \
             abs(fit.growth_px * fit.mm_per_px) <= 0.3 * r
 
-    def one(i):
+    def one(i, blurs=None):
         """(fit, choice, radius, spread): the best-scored size first, the next if its fit fails (no
-        outline of that size is there); when the next scored within ``choice_ambiguity`` of the
-        best, both are fitted and compared again at their own centres, and ``spread`` (mm) is the
-        distance between the two fits (the position is that unsure)."""
+        outline of that size is there). The sizes were scored at the rough position, which may be off
+        by most of a small disc's radius (the difference saw only part of the piece): they are scored
+        again at the fit's centre, and every size that then scores within ``choice_ambiguity`` of the
+        best (or better than the one fitted) is fitted too, from there; the fits are compared at
+        their own centres. ``spread`` (mm) is the distance to the runner-up's fit when it scored
+        within ``choice_ambiguity`` of the winner's (the position is that unsure), else 0."""
         others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
         order, sc = orders[i]
-        close = len(order) > 1 and sc[order[1]] < cfg.choice_ambiguity * sc[order[0]]
-        first = None
+        fitted = {}
+
+        def fit_of(k, start):
+            if k not in fitted:
+                r = float(choices[i][k]) if choices[i] is not None else radius[i]
+                fitted[k] = (_model_fit(image, background, transform, start, r, height[i], cfg, exclude=others,
+                                        blur_choices=blurs), r)
+            return fitted[k]
+
+        first = best = None
         for k in order[:2]:
-            r = float(choices[i][k]) if choices[i] is not None else radius[i]
-            fit = _model_fit(image, background, transform, rough[i], r, height[i], cfg, exclude=others)
+            fit, r = fit_of(int(k), rough[i])
             if first is None:
                 first = (fit, int(k), r, 0.0)
-            if not acceptable(fit, i, r):
-                continue
-            if k == order[0] and close:
-                k2 = int(order[1])
-                r2 = float(choices[i][k2])
-                fit2 = _model_fit(image, background, transform, rough[i], r2, height[i], cfg, exclude=others)
-                if acceptable(fit2, i, r2):
-                    _, both = radius_choice(image, background, transform, np.vstack([fit.c, fit2.c]),
-                                            [r, r2], height[i], cfg, others)
-                    spread = float(np.linalg.norm(fit.c - fit2.c))
-                    if both[1] < both[0]:
-                        return fit2, k2, r2, spread
-                    return fit, int(k), r, spread
-            return fit, int(k), r, 0.0
-        return first
+            if acceptable(fit, i, r):
+                best = int(k)
+                break
+        if best is None:
+            return first
+        if len(order) < 2:
+            return fitted[best][0], best, fitted[best][1], 0.0
+        c0 = fitted[best][0].c
+        _, sc2 = radius_choice(image, background, transform, c0, choices[i], height[i], cfg, others)
+        lim = max(cfg.choice_ambiguity * float(np.min(sc2)), float(sc2[best]))
+        for k in np.argsort(sc2, kind="stable"):
+            if int(k) != best and sc2[k] <= lim and sc2[k] < np.inf:
+                fit_of(int(k), c0)
+        good = [k for k, (f, r) in fitted.items() if acceptable(f, i, r)]
+        if len(good) < 2:
+            return fitted[best][0], best, fitted[best][1], 0.0
+        _, own = radius_choice(image, background, transform, np.vstack([fitted[k][0].c for k in good]),
+                               [fitted[k][1] for k in good], height[i], cfg, others)
+        rank = np.argsort(own, kind="stable")
+        win, run_up = good[rank[0]], good[rank[1]]
+        spread = float(np.linalg.norm(fitted[win][0].c - fitted[run_up][0].c)) \
+            if own[rank[1]] < cfg.choice_ambiguity * own[rank[0]] else 0.0
+        return fitted[win][0], win, fitted[win][1], spread
 
     run = _pool(cfg.threads).map if cfg.threads > 1 and n > 1 else map
     orders = list(run(pick, range(n)))
     for i, (order, _) in enumerate(orders):
         if order[0]:  # the neighbours' pixels are then left out with the size picked
             outlines[i] = _outline_px(transform, rough[i], float(choices[i][order[0]]), height[i], 24)[1]
-    results = list(run(one, range(n)))
+    # the image's blur is the camera's, the same for every piece of the frame: a piece a few px across
+    # cannot tell it from its own size and place, so it takes the blur the larger pieces' fits found
+    small = radius / mmpp < cfg.frame_blur_below_px
+    results = [None] * n
+    big_idx = [i for i in range(n) if not small[i]]
+    for i, res in zip(big_idx, run(one, big_idx)):
+        results[i] = res
+    blurs = [results[i][0].blur for i in big_idx if results[i][0] is not None and results[i][0].blur > 0
+             and _fit_ok(results[i][0], rough[i], cfg)]
+    frame_blur = (float(np.median(blurs)),) if blurs else None
+    small_idx = [i for i in range(n) if small[i]]
+    for i, res in zip(small_idx, run(lambda i: one(i, frame_blur), small_idx)):
+        results[i] = res
     fits = [f for f, _, _, _ in results]
     out.choice[:] = [k for _, k, _, _ in results]
     radius[:] = [r for _, _, r, _ in results]

@@ -448,6 +448,7 @@ class _Fit:
     blur: float
     growth_px: float = 0.0
     mm_per_px: float = 1.0
+    side_contrast: float = 0.0  # the side band's colour against the mat
 
 
 _DEBUG: list = []
@@ -743,8 +744,10 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if it > len(coarse) and step < cfg.converged_px * mmpp:
             break
         last_step = step
-    contrast = float(np.linalg.norm(p_top - np.median(mb, axis=0)))
-    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp))
+    mat = np.median(mb, axis=0)
+    contrast = float(np.linalg.norm(p_top - mat))
+    side_contrast = float(np.linalg.norm(p_side - mat))
+    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp), side_contrast)
 
 
 _POOLS: dict = {}
@@ -843,14 +846,27 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             if int(k) != best and sc2[k] <= lim and sc2[k] < np.inf:
                 fit_of(int(k), c0)
         good = [k for k, (f, r) in fitted.items() if acceptable(f, i, r)]
+        for k, (f, r) in fitted.items():
+            # a piece is there (a size fitted): a size whose top is the mat's colour still shows by its wall
+            if k not in good and f is not None and f.side_contrast >= cfg.min_contrast > f.contrast:
+                f.contrast = f.side_contrast
+                if acceptable(f, i, r):
+                    good.append(k)
         if len(good) < 2:
             return fitted[best][0], best, fitted[best][1], 0.0
-        _, own = radius_choice(image, background, transform, np.vstack([fitted[k][0].c for k in good]),
-                               [fitted[k][1] for k in good], height[i], cfg, others)
-        rank = np.argsort(own, kind="stable")
-        win, run_up = good[rank[0]], good[rank[1]]
-        spread = float(np.linalg.norm(fitted[win][0].c - fitted[run_up][0].c)) \
-            if own[rank[1]] < cfg.choice_ambiguity * own[rank[0]] else 0.0
+        # two at a time, each pair on its own pixels (the window of more outlines holds more of the
+        # larger tops' print, which no choice explains)
+        good.sort(key=lambda k: sc2[k])
+        win, spread = good[0], 0.0
+        for k in good[1:]:
+            _, own = radius_choice(image, background, transform, np.vstack([fitted[win][0].c, fitted[k][0].c]),
+                                   [fitted[win][1], fitted[k][1]], height[i], cfg, others)
+            d = float(np.linalg.norm(fitted[win][0].c - fitted[k][0].c))
+            close = max(own) < cfg.choice_ambiguity * min(own)
+            if own[1] < own[0]:
+                win, spread = k, (d if close else 0.0)
+            elif close:
+                spread = max(spread, d)
         return fitted[win][0], win, fitted[win][1], spread
 
     run = _pool(cfg.threads).map if cfg.threads > 1 and n > 1 else map

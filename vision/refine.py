@@ -69,6 +69,7 @@ class RefineConfig:
     neighbour_gap: float = 0.8
     shadow_fill_px: float = 0.0
     frame_blur_below_px: float = 0.0
+    choice_rescore_px: float = 0.0
 
 
 @dataclass
@@ -673,13 +674,11 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                     if cfg.shadow_fill_px > 0 and own.any() and not own.all():
                         # where the piece covers most of a pixel its shade cannot be read: a shadow is
                         # smooth, so it is that of the mat pixels around it (a normalised blur)
-                        num = np.zeros(w * hgt, np.float32)
-                        den = np.zeros(w * hgt, np.float32)
-                        num[idx[own]] = shade[own] * wts[own]
-                        den[idx[own]] = wts[own]
-                        num = cv2.GaussianBlur(num.reshape(hgt, w), (0, 0), cfg.shadow_fill_px).ravel()[idx]
-                        den = cv2.GaussianBlur(den.reshape(hgt, w), (0, 0), cfg.shadow_fill_px).ravel()[idx]
-                        fill = np.where(den > 0.05, num / np.maximum(den, 1e-6), 1.0)
+                        nd = np.zeros((w * hgt, 2), np.float32)
+                        nd[idx[own], 0] = shade[own] * wts[own]
+                        nd[idx[own], 1] = wts[own]
+                        nd = cv2.GaussianBlur(nd.reshape(hgt, w, 2), (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
+                        fill = np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0)
                         shade = np.where(own, shade, np.clip(fill, cfg.shadow_min, 1.05)).astype(np.float32)
                     mb = m0 * shade[:, None]
                 R = fb - out_w[:, None] * mb - At[:, None] * p_top - As[:, None] * p_side
@@ -840,6 +839,11 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         if len(order) < 2:
             return fitted[best][0], best, fitted[best][1], 0.0
         c0 = fitted[best][0].c
+        moved = float(np.linalg.norm(c0 - rough[i])) / float(mmpp[i])  # image px
+        if moved < cfg.choice_rescore_px and abs(fitted[best][0].growth_px) < cfg.choice_rescore_px and \
+                len(fitted) == 1 and sc[order[1]] >= cfg.choice_ambiguity * sc[order[0]]:
+            # the fit stayed where the sizes were scored, at their size, and none came close: that choice stands
+            return fitted[best][0], best, fitted[best][1], 0.0
         _, sc2 = radius_choice(image, background, transform, c0, choices[i], height[i], cfg, others)
         lim = max(cfg.choice_ambiguity * float(np.min(sc2)), float(sc2[best]))
         for k in np.argsort(sc2, kind="stable"):

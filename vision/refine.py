@@ -808,7 +808,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             abs(fit.growth_px * fit.mm_per_px) <= 0.3 * r
 
     def one(i, blurs=None):
-        """(fit, choice, radius, spread): the best-scored size first, the next if its fit fails (no
+        """(fit, choice, radius, spread): the best-scored size first, the next while its fit fails (no
         outline of that size is there). The sizes were scored at the rough position, which may be off
         by most of a small disc's radius (the difference saw only part of the piece): they are scored
         again at the fit's centre, and every size that then scores within ``choice_ambiguity`` of the
@@ -827,7 +827,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             return fitted[k]
 
         first = best = None
-        for k in order[:2]:
+        for k in order:
             fit, r = fit_of(int(k), rough[i])
             if first is None:
                 first = (fit, int(k), r, 0.0)

@@ -845,6 +845,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             # the fit stayed where the sizes were scored, at their size, and none came close: that choice stands
             return fitted[best][0], best, fitted[best][1], 0.0
         _, sc2 = radius_choice(image, background, transform, c0, choices[i], height[i], cfg, others)
+        if not np.any(sc2):  # too few pixels there to score the sizes on
+            return fitted[best][0], best, fitted[best][1], 0.0
         lim = max(cfg.choice_ambiguity * float(np.min(sc2)), float(sc2[best]))
         for k in np.argsort(sc2, kind="stable"):
             if int(k) != best and sc2[k] <= lim and sc2[k] < np.inf:

@@ -67,9 +67,9 @@ class RefineConfig:
     choice_clip: float = 40.0
     choice_ambiguity: float = 1.2
     neighbour_gap: float = 0.8
-    shadow_fill_px: float = 0.0
-    frame_blur_below_px: float = 0.0
-    choice_rescore_px: float = 0.0
+    shadow_fill_px: float = 1.0
+    frame_blur_below_px: float = 6.0
+    choice_rescore_px: float = 1.0
 
 
 @dataclass

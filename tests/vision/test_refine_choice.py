@@ -105,7 +105,7 @@ def test_a_shadow_under_the_edge_does_not_pull_the_fit():
 def test_small_pieces_are_fitted_at_the_blur_of_the_larger_ones():
     # a far view: the balls are ~4 px across in radius; the large discs show the frame's blur
     T = camera(30, 10, height=1500.0)
-    cfg = RefineConfig(frame_blur_below_px=6.0)
+    cfg = RefineConfig()
     discs = [(300.0, 250.0, 25.5, 9.0, (200, 60, 200), (140, 40, 140), (235, 235, 235)),
              (600.0, 330.0, 25.5, 9.0, (200, 60, 200), (140, 40, 140), (235, 235, 235)),
              (450.0, 300.0, 9.5, 9.0, (30, 120, 245), (20, 80, 180), None),

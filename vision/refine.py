@@ -69,6 +69,7 @@ class RefineConfig:
     neighbour_gap: float = 0.8
     shadow_fill_px: float = 1.0
     frame_blur_below_px: float = 6.0
+    frame_blur_pieces: int = 6
     choice_rescore_px: float = 1.0
 
 
@@ -774,9 +775,9 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
     ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit.
 
-    Pieces under ``frame_blur_below_px`` image px of radius are fitted last, at the frame's blur (the
-    median of the others' fits): a few px across, a piece's own outline cannot tell its blur from its
-    size and place. In the mat's shadow model (``shadow_fill_px`` > 0) the pixels the piece mostly
+    Pieces under ``frame_blur_below_px`` image px of radius are fitted at the frame's blur (the median
+    of the fits of the ``frame_blur_pieces`` largest, fitted first): a few px across, a piece's own
+    outline cannot tell its blur from its size and place. In the mat's shadow model (``shadow_fill_px`` > 0) the pixels the piece mostly
     covers take the shade of the mat pixels around them (a shadow under the piece's edge, toward
     the camera, is not more piece)."""
     cfg = config or RefineConfig()
@@ -882,16 +883,22 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             outlines[i] = _outline_px(transform, rough[i], float(choices[i][order[0]]), height[i], 24)[1]
     # the image's blur is the camera's, the same for every piece of the frame: a piece a few px across
     # cannot tell it from its own size and place, so it takes the blur the larger pieces' fits found
-    small = radius / mmpp < cfg.frame_blur_below_px
+    # (read off the largest few, fitted first, an even number to keep both threads busy; the rest after)
+    r_px = radius / mmpp
+    small = r_px < cfg.frame_blur_below_px
     results = [None] * n
-    big_idx = [i for i in range(n) if not small[i]]
-    for i, res in zip(big_idx, run(one, big_idx)):
+    big_idx = [int(i) for i in np.argsort(-r_px, kind="stable") if not small[i]]
+    if small.any():
+        first = big_idx[:min(len(big_idx), max(2, 2 * (cfg.frame_blur_pieces // 2)))]
+    else:
+        first = list(range(n))
+    for i, res in zip(first, run(one, first)):
         results[i] = res
-    blurs = [results[i][0].blur for i in big_idx if results[i][0] is not None and results[i][0].blur > 0
+    blurs = [results[i][0].blur for i in first if results[i][0] is not None and results[i][0].blur > 0
              and _fit_ok(results[i][0], rough[i], cfg)]
     frame_blur = (float(np.median(blurs)),) if blurs else None
-    small_idx = [i for i in range(n) if small[i]]
-    for i, res in zip(small_idx, run(lambda i: one(i, frame_blur), small_idx)):
+    rest = [i for i in range(n) if results[i] is None]
+    for i, res in zip(rest, run(lambda i: one(i, frame_blur if small[i] else None), rest)):
         results[i] = res
     fits = [f for f, _, _, _ in results]
     out.choice[:] = [k for _, k, _, _ in results]

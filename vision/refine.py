@@ -67,6 +67,10 @@ class RefineConfig:
     choice_clip: float = 40.0
     choice_ambiguity: float = 1.2
     neighbour_gap: float = 0.8
+    shadow_fill_px: float = 1.0
+    frame_blur_below_px: float = 6.0
+    frame_blur_pieces: int = 6
+    choice_rescore_px: float = 1.0
 
 
 @dataclass
@@ -446,6 +450,7 @@ class _Fit:
     blur: float
     growth_px: float = 0.0
     mm_per_px: float = 1.0
+    side_contrast: float = 0.0  # the side band's colour against the mat
 
 
 _DEBUG: list = []
@@ -551,7 +556,7 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
 
 
 def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
-               cfg: "RefineConfig", blur: float | None = None, exclude=()) -> _Fit | None:
+               cfg: "RefineConfig", blur: float | None = None, exclude=(), blur_choices=None) -> _Fit | None:
     """Fit one upright cylinder (radius ``r``, top at ``h`` mm) standing at mat mm ``c`` to the frame.
 
     Model of each pixel (image px): ``f = a_top·p_top + a_side·p_side + (1 - a_top - a_side)·m`` with
@@ -560,7 +565,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     linearly (variable projection). Gauss-Newton on the centre and on ``g``, an outward growth of
     both outlines in image px (a radius a little off the spec, a renderer's or a lens's bias), with
     the analytic derivative of a translated / grown coverage; coarse-to-fine blur, Huber weights, on
-    a band around the outline only. ``blur`` (image px) skips the search for the image's blur.
+    a band around the outline only. ``blur`` (image px) skips the search for the image's blur;
+    ``blur_choices`` (image px) replaces ``cfg.blur_choices_px`` after the coarse steps.
     ``exclude``: image px outlines of other pieces nearby, whose pixels are left out (they are not
     the mat the model puts around this piece)."""
     import cv2
@@ -624,7 +630,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if blur is None and it < len(coarse):
             cands = (coarse[it],)
         elif blur is None:
-            cands = cfg.blur_choices_px
+            cands = cfg.blur_choices_px if blur_choices is None else tuple(blur_choices)
         else:
             cands = (blur,)
         best = None
@@ -664,7 +670,17 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                     # piece does not cover (colour changes stay in the residual)
                     rest = fb - At[:, None] * p_top - As[:, None] * p_side
                     sh = ((rest * m0).sum(axis=1) / (np.maximum(out_w, 0.05) * mm2)).astype(np.float32)
-                    shade = np.where(out_w > cfg.shadow_out, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
+                    own = out_w > cfg.shadow_out
+                    shade = np.where(own, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
+                    if cfg.shadow_fill_px > 0 and own.any() and not own.all():
+                        # where the piece covers most of a pixel its shade cannot be read: a shadow is
+                        # smooth, so it is that of the mat pixels around it (a normalised blur)
+                        nd = np.zeros((w * hgt, 2), np.float32)
+                        nd[idx[own], 0] = shade[own] * wts[own]
+                        nd[idx[own], 1] = wts[own]
+                        nd = cv2.GaussianBlur(nd.reshape(hgt, w, 2), (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
+                        fill = np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0)
+                        shade = np.where(own, shade, np.clip(fill, cfg.shadow_min, 1.05)).astype(np.float32)
                     mb = m0 * shade[:, None]
                 R = fb - out_w[:, None] * mb - At[:, None] * p_top - As[:, None] * p_side
                 e = np.sqrt((R * R).sum(axis=1))
@@ -728,8 +744,10 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if it > len(coarse) and step < cfg.converged_px * mmpp:
             break
         last_step = step
-    contrast = float(np.linalg.norm(p_top - np.median(mb, axis=0)))
-    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp))
+    mat = np.median(mb, axis=0)
+    contrast = float(np.linalg.norm(p_top - mat))
+    side_contrast = float(np.linalg.norm(p_side - mat))
+    return _Fit(c, cov, rms, contrast, support, float(blur or 0.0), g, float(mmpp), side_contrast)
 
 
 _POOLS: dict = {}
@@ -755,7 +773,13 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     ``neighbour_gap`` × the sum of the radii apart: two candidates closer than that are one piece).
     ``radius_choices``: per piece, a sequence of radii (mm) it may have, the first its own:
     :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
-    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit."""
+    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit.
+
+    Pieces under ``frame_blur_below_px`` image px of radius are fitted at the frame's blur (the median
+    of the fits of the ``frame_blur_pieces`` largest, fitted first): a few px across, a piece's own
+    outline cannot tell its blur from its size and place. In the mat's shadow model (``shadow_fill_px`` > 0) the pixels the piece mostly
+    covers take the shade of the mat pixels around them (a shadow under the piece's edge, toward
+    the camera, is not more piece)."""
     cfg = config or RefineConfig()
     rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)
@@ -784,42 +808,98 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         return fit is not None and np.all(np.isfinite(fit.c)) and _fit_ok(fit, rough[i], cfg) and \
             abs(fit.growth_px * fit.mm_per_px) <= 0.3 * r
 
-    def one(i):
-        """(fit, choice, radius, spread): the best-scored size first, the next if its fit fails (no
-        outline of that size is there); when the next scored within ``choice_ambiguity`` of the
-        best, both are fitted and compared again at their own centres, and ``spread`` (mm) is the
-        distance between the two fits (the position is that unsure)."""
+    def one(i, blurs=None):
+        """(fit, choice, radius, spread): the best-scored size first, the next while its fit fails (no
+        outline of that size is there). The sizes were scored at the rough position, which may be off
+        by most of a small disc's radius (the difference saw only part of the piece): they are scored
+        again at the fit's centre, and every size that then scores within ``choice_ambiguity`` of the
+        best (or better than the one fitted) is fitted too, from there; the fits are compared at
+        their own centres. ``spread`` (mm) is the distance to the runner-up's fit when it scored
+        within ``choice_ambiguity`` of the winner's (the position is that unsure), else 0."""
         others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
         order, sc = orders[i]
-        close = len(order) > 1 and sc[order[1]] < cfg.choice_ambiguity * sc[order[0]]
-        first = None
-        for k in order[:2]:
-            r = float(choices[i][k]) if choices[i] is not None else radius[i]
-            fit = _model_fit(image, background, transform, rough[i], r, height[i], cfg, exclude=others)
+        fitted = {}
+
+        def fit_of(k, start):
+            if k not in fitted:
+                r = float(choices[i][k]) if choices[i] is not None else radius[i]
+                fitted[k] = (_model_fit(image, background, transform, start, r, height[i], cfg, exclude=others,
+                                        blur_choices=blurs), r)
+            return fitted[k]
+
+        first = best = None
+        for k in order:
+            fit, r = fit_of(int(k), rough[i])
             if first is None:
                 first = (fit, int(k), r, 0.0)
-            if not acceptable(fit, i, r):
-                continue
-            if k == order[0] and close:
-                k2 = int(order[1])
-                r2 = float(choices[i][k2])
-                fit2 = _model_fit(image, background, transform, rough[i], r2, height[i], cfg, exclude=others)
-                if acceptable(fit2, i, r2):
-                    _, both = radius_choice(image, background, transform, np.vstack([fit.c, fit2.c]),
-                                            [r, r2], height[i], cfg, others)
-                    spread = float(np.linalg.norm(fit.c - fit2.c))
-                    if both[1] < both[0]:
-                        return fit2, k2, r2, spread
-                    return fit, int(k), r, spread
-            return fit, int(k), r, 0.0
-        return first
+            if acceptable(fit, i, r):
+                best = int(k)
+                break
+        if best is None:
+            return first
+        if len(order) < 2:
+            return fitted[best][0], best, fitted[best][1], 0.0
+        c0 = fitted[best][0].c
+        moved = float(np.linalg.norm(c0 - rough[i])) / float(mmpp[i])  # image px
+        if moved < cfg.choice_rescore_px and abs(fitted[best][0].growth_px) < cfg.choice_rescore_px and \
+                len(fitted) == 1 and sc[order[1]] >= cfg.choice_ambiguity * sc[order[0]]:
+            # the fit stayed where the sizes were scored, at their size, and none came close: that choice stands
+            return fitted[best][0], best, fitted[best][1], 0.0
+        _, sc2 = radius_choice(image, background, transform, c0, choices[i], height[i], cfg, others)
+        if not np.any(sc2):  # too few pixels there to score the sizes on
+            return fitted[best][0], best, fitted[best][1], 0.0
+        lim = max(cfg.choice_ambiguity * float(np.min(sc2)), float(sc2[best]))
+        for k in np.argsort(sc2, kind="stable"):
+            if int(k) != best and sc2[k] <= lim and sc2[k] < np.inf:
+                fit_of(int(k), c0)
+        good = [k for k, (f, r) in fitted.items() if acceptable(f, i, r)]
+        for k, (f, r) in fitted.items():
+            # a piece is there (a size fitted): a size whose top is the mat's colour still shows by its wall
+            if k not in good and f is not None and f.side_contrast >= cfg.min_contrast > f.contrast:
+                f.contrast = f.side_contrast
+                if acceptable(f, i, r):
+                    good.append(k)
+        if len(good) < 2:
+            return fitted[best][0], best, fitted[best][1], 0.0
+        # two at a time, each pair on its own pixels (the window of more outlines holds more of the
+        # larger tops' print, which no choice explains)
+        good.sort(key=lambda k: sc2[k])
+        win, spread = good[0], 0.0
+        for k in good[1:]:
+            _, own = radius_choice(image, background, transform, np.vstack([fitted[win][0].c, fitted[k][0].c]),
+                                   [fitted[win][1], fitted[k][1]], height[i], cfg, others)
+            d = float(np.linalg.norm(fitted[win][0].c - fitted[k][0].c))
+            close = max(own) < cfg.choice_ambiguity * min(own)
+            if own[1] < own[0]:
+                win, spread = k, (d if close else 0.0)
+            elif close:
+                spread = max(spread, d)
+        return fitted[win][0], win, fitted[win][1], spread
 
     run = _pool(cfg.threads).map if cfg.threads > 1 and n > 1 else map
     orders = list(run(pick, range(n)))
     for i, (order, _) in enumerate(orders):
         if order[0]:  # the neighbours' pixels are then left out with the size picked
             outlines[i] = _outline_px(transform, rough[i], float(choices[i][order[0]]), height[i], 24)[1]
-    results = list(run(one, range(n)))
+    # the image's blur is the camera's, the same for every piece of the frame: a piece a few px across
+    # cannot tell it from its own size and place, so it takes the blur the larger pieces' fits found
+    # (read off the largest few, fitted first, an even number to keep both threads busy; the rest after)
+    r_px = radius / mmpp
+    small = r_px < cfg.frame_blur_below_px
+    results = [None] * n
+    big_idx = [int(i) for i in np.argsort(-r_px, kind="stable") if not small[i]]
+    if small.any():
+        first = big_idx[:min(len(big_idx), max(2, 2 * (cfg.frame_blur_pieces // 2)))]
+    else:
+        first = list(range(n))
+    for i, res in zip(first, run(one, first)):
+        results[i] = res
+    blurs = [results[i][0].blur for i in first if results[i][0] is not None and results[i][0].blur > 0
+             and _fit_ok(results[i][0], rough[i], cfg)]
+    frame_blur = (float(np.median(blurs)),) if blurs else None
+    rest = [i for i in range(n) if results[i] is None]
+    for i, res in zip(rest, run(lambda i: one(i, frame_blur if small[i] else None), rest)):
+        results[i] = res
     fits = [f for f, _, _, _ in results]
     out.choice[:] = [k for _, k, _, _ in results]
     radius[:] = [r for _, _, r, _ in results]

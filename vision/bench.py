@@ -98,31 +98,50 @@ def framed_camera(rng: np.random.Generator, board, size=(640, 480), tilt=(0.0, 5
     raise RuntimeError("no framed camera found")
 
 
-def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 480), suites=SUITES, progress=None):
-    """Yield ``n`` :class:`BenchFrame` (scene i of suite i mod len(suites), its last or a random frame)."""
-    from sim.camera import CameraRanges, random_camera
+def suite_frame(suites, i: int, seed: int, tag: str):
+    """Item ``i`` of a rendered data set: scene ``i // len(suites)`` of suite ``i mod len(suites)``
+    (suite seed ``seed``), its board, the item's seed ``scene_seed(tag, i, seed)``, a generator
+    seeded by it, and the frame index drawn from it (the last frame or a random one, half each).
+    Returns ``(scn, board, iseed, rng, fi)``."""
+    from sim.suites import _board, make_scenario, scene_seed
+
+    scn = make_scenario(suites[i % len(suites)], i // len(suites), seed)
+    board = _board(scn.board)
+    iseed = scene_seed(tag, i, seed)
+    rng = np.random.default_rng(iseed)
+    n = len(scn.run.frames)
+    fi = n - 1 if rng.random() < 0.5 else int(rng.integers(n))
+    return scn, board, iseed, rng, fi
+
+
+def render_with_empty(board, scene, camera, style, iseed: int, fi: int):
+    """The frame of ``scene`` (``sim.render.RenderResult``) and the empty mat under the same camera
+    and light (BGR image; no pieces, no occluders, its own noise)."""
+    from dataclasses import replace
+
     from sim.export import render_seed
     from sim.render import render_scene
     from sim.scene import Scene
+
+    res = render_scene(board, scene, camera, style, render_seed(iseed, fi))
+    empty = render_scene(board, Scene(scene.game, scene.board, [], scene.t), camera, replace(style, occluders=()),
+                         render_seed(iseed, 10_000 + fi)).image
+    return res, empty
+
+
+def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 480), suites=SUITES, progress=None):
+    """Yield ``n`` :class:`BenchFrame` (scene i of suite i mod len(suites), its last or a random frame)."""
+    from sim.camera import CameraRanges, random_camera
     from sim.style import random_style
-    from sim.suites import _board, make_scenario, scene_seed
-    from dataclasses import replace
 
     for i in range(n):
         suite = suites[i % len(suites)]
-        scn = make_scenario(suite, i // len(suites), seed)
-        board = _board(scn.board)
-        iseed = scene_seed("bench-vision", i, seed)
-        rng = np.random.default_rng(iseed)
-        frames = scn.run.frames
-        fi = len(frames) - 1 if rng.random() < 0.5 else int(rng.integers(len(frames)))
-        scene = frames[fi]
+        scn, board, iseed, rng, fi = suite_frame(suites, i, seed, "bench-vision")
+        scene = scn.run.frames[fi]
         camera = framed_camera(rng, board, size) if view == FRAMED else \
             random_camera(rng, board, CameraRanges(tilt_deg=(0.0, 50.0)), size=size)
         style = random_style(rng)
-        res = render_scene(board, scene, camera, style, render_seed(iseed, fi))
-        empty = render_scene(board, Scene(scene.game, scene.board, [], scene.t), camera, replace(style, occluders=()),
-                             render_seed(iseed, 10_000 + fi)).image
+        res, empty = render_with_empty(board, scene, camera, style, iseed, fi)
         by_id = scene.by_id()
         truth = []
         for pid, t in res.truth.items():

@@ -477,16 +477,10 @@ def label_region(labels_map: np.ndarray, label_ids: list, by_id: dict, keep: np.
 def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, start: int = 0) -> BlobCrops:
     """Labelled crops of renders ``start`` … ``start + frames - 1`` (see the module doc), found as
     :class:`vision.detect.Detector` finds them at run time."""
-    from dataclasses import replace
-
     from calibration.specs import load_specs
     from sim.camera import CameraRanges, random_camera
-    from sim.export import render_seed
-    from sim.render import render_scene
-    from sim.scene import Scene
     from sim.style import random_style
-    from sim.suites import _board, make_scenario, scene_seed
-    from vision.bench import framed_camera
+    from vision.bench import framed_camera, render_with_empty, suite_frame
     from vision.detect import DetectConfig, Detector, piece_kinds
 
     specs = load_specs()
@@ -494,20 +488,12 @@ def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, st
     bconf = BlobConfig.load()
     out = BlobCrops([], [], [], [])
     for i in range(start, start + frames):
-        suite = TRAIN_SUITES[i % len(TRAIN_SUITES)]
-        scn = make_scenario(suite, i // len(TRAIN_SUITES), seed)
-        board = _board(scn.board)
-        iseed = scene_seed("blobs", i, seed)
-        rng = np.random.default_rng(iseed)
-        fr = scn.run.frames
-        fi = len(fr) - 1 if rng.random() < 0.5 else int(rng.integers(len(fr)))
-        scene = _extras(fr[fi], board, specs, rng)
+        scn, board, iseed, rng, fi = suite_frame(TRAIN_SUITES, i, seed, "blobs")
+        scene = _extras(scn.run.frames[fi], board, specs, rng)
         camera = framed_camera(rng, board, size) if i % 2 == 0 else \
             random_camera(rng, board, CameraRanges(tilt_deg=(0.0, 55.0)), size=size)
         style = random_style(rng)
-        res = render_scene(board, scene, camera, style, render_seed(iseed, fi))
-        empty = render_scene(board, Scene(scene.game, scene.board, [], scene.t), camera, replace(style, occluders=()),
-                             render_seed(iseed, 10_000 + fi)).image
+        res, empty = render_with_empty(board, scene, camera, style, iseed, fi)
         T = camera.transform()
         game = board.game
         rk = {k.name for k in piece_kinds(specs, game).values() if k.round}

@@ -254,7 +254,10 @@ class DinoDunkSession(Session):
             return None
         sa = np.array([sig.get((a, round(t, 6)), rest_sigma) for t in ta[mov]])
         # b at rest: before the path came within a frame of it
-        d = np.linalg.norm(pa[mov] - pb[(tb >= t_lo - 1e-9) & (tb <= t0 + 1e-9)].mean(0), axis=1)
+        b_before = (tb >= t_lo - 1e-9) & (tb <= t0 + 1e-9)
+        if not b_before.any():  # b not seen before the motion: no rest to measure from
+            return None
+        d = np.linalg.norm(pa[mov] - pb[b_before].mean(0), axis=1)
         t_close = float(ta[mov][int(np.argmin(d))])
         pre_b = _rest_run(tb, pb, t_lo, t_close - 1.5 / 30, rest_sigma)
         if len(pre_b) < 2:

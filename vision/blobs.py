@@ -76,15 +76,9 @@ class BlobConfig:
 
     @classmethod
     def load(cls, path=None) -> "BlobConfig":
-        import yaml
+        from vision.detect import CONFIG_PATH, config_section
 
-        from vision.detect import CONFIG_PATH
-
-        path = Path(path or CONFIG_PATH)
-        data = (yaml.safe_load(path.read_text()) or {}).get("blobs", {}) or {}
-        unknown = set(data) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"{path}: blobs: unknown keys {sorted(unknown)}")
+        data = config_section(path or CONFIG_PATH, "blobs", cls)
         for key in ("sigma_mm", "sigma_px"):
             if key in data:
                 data[key] = tuple((str(k), float(v)) for k, v in dict(data[key]).items())

@@ -87,16 +87,20 @@ class DetectConfig:
 
     @classmethod
     def load(cls, path: str | Path = CONFIG_PATH) -> "DetectConfig":
-        import yaml
+        det = config_section(path, "detect", cls, ignore={"refine"})
+        return cls(refine=RefineConfig(**config_section(path, "refine", RefineConfig)), **det)
 
-        data = yaml.safe_load(Path(path).read_text()) or {}
-        det = dict(data.get("detect", {}))
-        ref = dict(data.get("refine", {}))
-        for section, keys, klass in (("detect", det, cls), ("refine", ref, RefineConfig)):
-            unknown = set(keys) - set(klass.__dataclass_fields__) - {"refine"}
-            if unknown:
-                raise ValueError(f"{path}: {section}: unknown keys {sorted(unknown)}")
-        return cls(refine=RefineConfig(**ref), **det)
+
+def config_section(path: str | Path, section: str, klass, ignore: set = frozenset()) -> dict:
+    """The keys of ``section`` in the YAML file ``path`` (``vision/config.yaml``) as a dict, checked
+    against the fields of the dataclass ``klass`` (an unknown key is a ValueError naming it)."""
+    import yaml
+
+    data = dict((yaml.safe_load(Path(path).read_text()) or {}).get(section, {}) or {})
+    unknown = set(data) - set(klass.__dataclass_fields__) - set(ignore)
+    if unknown:
+        raise ValueError(f"{path}: {section}: unknown keys {sorted(unknown)}")
+    return data
 
 
 def piece_kinds(specs, game: str) -> dict[str, RoundKind]:

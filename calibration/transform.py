@@ -222,8 +222,14 @@ class MatTransform:
         if len(pts) == 0:
             return pts[:, :2]
         cam = pts @ self.R.T + self.t
+        if self.dist is not None and np.any(self.dist):
+            import cv2
+
+            # the lens straight from the camera frame (not through image px and back, as _distort does)
+            out, _ = cv2.projectPoints(cam.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), self.K, self.dist)
+            return out.reshape(-1, 2)
         und = cam @ self.K.T
-        return self._distort(und[:, :2] / und[:, 2:3])
+        return und[:, :2] / und[:, 2:3]
 
     def mm_per_px(self, points_mm, height_mm: float = 0.0) -> np.ndarray:
         """(n,) local scale: mm on the plane per image px (geometric mean of the two axes)."""

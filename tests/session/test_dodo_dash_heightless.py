@@ -149,8 +149,6 @@ def test_a_token_resting_on_a_racer_touched_it(session, transform, board):
     may have been touched first, so the order asks about that one first."""
     start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
     u = np.array([1.0, 0.0])
-    s, xyz = throw(transform, start, u)
-    end = xyz[-1, :2]
     s, xyz = throw(transform, start, u, z0=80.0)
     end = xyz[-1, :2]
     v, order = called(session, s, [racer(1, end + np.array([0.0, 8.0])), racer(2, start + 50.0 * u)])

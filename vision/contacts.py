@@ -121,11 +121,11 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
             at_rest = (ts >= t0 - 1e-9) & (ts <= known_starts[tr.id] + 1e-9)
             if at_rest.any():
                 starts[tr.id] = (float(known_starts[tr.id]), xy[at_rest].mean(0))
-    out = []
     by_id = {tr.id: tr for tr in tracks}
+    cands = {}  # struck piece -> its possible strikers, best first: (rank, gap, id)
     for bid, (ts, rest) in starts.items():
         b = by_id[bid]
-        best = None
+        found = []
         for a in tracks:
             if a.id == bid:
                 continue
@@ -136,10 +136,30 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
             # one seen to start before b beats one that started with it (start times are estimates,
             # but a piece b set moving the same frame may stand closer to it than its striker)
             rank = 1 if a.id in starts and starts[a.id][0] >= ts - 1e-6 else 0
-            if gap <= cfg.touch_mm and (best is None or (rank, gap) < (best[2], best[1])):
-                best = (a.id, gap, rank)
-        if best is not None:
-            out.append(Contact(ts, best[0], bid, best[1], "struck"))
+            if gap <= cfg.touch_mm:
+                found.append((rank, gap, a.id))
+        if found:
+            cands[bid] = sorted(found)
+    # two pieces cannot each have set the other moving: the pair's earlier start stands, and the
+    # later piece was struck by the next of its candidates (a disc that pushed a light ball beside it
+    # at once starts, by the estimates, a little after the ball; it was struck by something else)
+    pick = {bid: 0 for bid in cands}
+    changed = True
+    while changed:
+        changed = False
+        for bid in sorted(cands, key=lambda i: -starts[i][0]):
+            if pick[bid] >= len(cands[bid]):
+                continue
+            aid = cands[bid][pick[bid]][2]
+            if aid in pick and pick[aid] < len(cands[aid]) and cands[aid][pick[aid]][2] == bid and \
+                    (starts[bid][0], bid) > (starts[aid][0], aid):
+                pick[bid] += 1
+                changed = True
+    out = []
+    for bid, k in pick.items():
+        if k < len(cands[bid]):
+            _, gap, aid = cands[bid][k]
+            out.append(Contact(starts[bid][0], aid, bid, gap, "struck"))
     out.sort(key=lambda c: (c.t, c.a, c.b))
     return out
 

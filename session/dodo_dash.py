@@ -683,7 +683,17 @@ class DodoDashSession(Session):
             rays.append((iv.p_to, -iv.v_out / iv.s_out, iv.s_to))
         if not iv.from_rest and iv.s_in > 1e-6:
             rays.append((iv.p_from, iv.v_in / iv.s_in, iv.s_from))
+        # the incoming ray may start inside a racer it was running into (the touch came just after
+        # the last sample before the interval): that racer is the first it runs into, and blocks it
+        inside = self._entered_low(path, iv, racers, rest_q, radius) if not iv.from_rest and iv.s_in > 1e-6 else []
+        if inside:
+            rays = rays[:1] if iv.s_out > 1e-6 else []
         found, far = set(), set()
+        for rid in inside:
+            if not unexplained and float(np.hypot(*(iv.p_to - iv.p_from))) > reach + k * iv.s_miss:
+                far.add(rid)
+            else:
+                found.add(rid)
         for origin, d, s_ray in rays:
             hit = _ray_hit(origin, d, radius, path.samples.size, float(np.interp(iv.t_mid, path.T, path.A)), racers, rest_q,
                            graze_mm=k * s_ray + 1.0)
@@ -705,6 +715,30 @@ class DodoDashSession(Session):
             found |= far
             unexplained = True
         return found, unexplained
+
+    def _entered_low(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
+        """Ids of the racers whose footprint the token was in where it left the segment before
+        interval ``iv`` (``iv.p_from``), going deeper along its incoming velocity, having come into
+        it along the path with its base below the racer's top (not over it from above)."""
+        T, P, A, low, size = path.T, path.P, path.A, path.low, path.samples.size
+        d = iv.v_in / iv.s_in
+        k0 = min(int(np.searchsorted(T, iv.t0)), len(T) - 1)
+        ang = np.full(2, float(np.interp(iv.t0, T, A)))
+        out = []
+        for r in racers:
+            q = rest_q[r.id][0]
+            g = _gap(np.array([iv.p_from, iv.p_from + d]), ang, size, radius, np.broadcast_to(q, (2, 2)), r.radius)
+            if not (g[0] <= 0 and g[1] < g[0]):
+                continue
+            gp = _gap(P[:k0 + 1], A[:k0 + 1], size, radius, np.broadcast_to(q, (k0 + 1, 2)), r.radius)
+            if gp[k0] > 0:
+                continue
+            a = k0
+            while a > 0 and gp[a - 1] <= 0:
+                a -= 1
+            if low[a]:
+                out.append(r.id)
+        return out
 
     def _near_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> set:
         """Ids of the racers the path came near around interval ``iv``: within a frame either side,

@@ -133,3 +133,22 @@ def test_the_order_is_by_the_earliest_touch_a_call_in_doubt_from_when_it_could_h
     assert verdicts[3].detail["t"] == 0.20  # touched, if at all, from 0.20 s on
     assert order == ["racer-2", "racer-4", "racer-1"]
     assert session.ordered_verdicts(flick, []) == ([], [])
+
+
+@pytest.mark.parametrize("v_in, suspects", [
+    (400.0, {1}),    # running deeper into racer-1: it is the first the ray runs into, and hides racer-2
+    (-400.0, set()),  # leaving racer-1 (and nothing behind): no racer on the ray
+])
+def test_an_incoming_ray_that_starts_inside_a_racer_it_came_into_low_is_stopped_by_it(session, v_in, suspects):
+    """An event right after the last sample before it: the fit of the slide ends 3.5 mm inside
+    racer-1 (come into on the mat), racer-2 lies beyond it on the same line."""
+    from dataclasses import replace
+
+    path = session.fit_path(samples(slide(), lambda t: 0.0), "egg", RACER_H)  # at x = 100 mm at 0.2 s
+    rs = [racer(1, 120.0, 0.0), racer(2, 175.0, 0.0)]
+    racers, rest_q = [r for r, _ in rs], {r.id: q for r, q in rs}
+    iv = replace(session._interval(path, 0), t0=0.2, t1=0.2 + 1 / FPS, t_mid=0.2 + 0.5 / FPS, p_from=np.array([100.0, 0.0]),
+                 v_in=np.array([v_in, 0.0]), s_in=abs(v_in), p_to=np.array([100.0, 0.0]), v_out=np.zeros(2), s_out=0.0,
+                 from_rest=False)
+    found, unexplained = session._ray_suspects(path, iv, racers, rest_q, EGG_R, False)
+    assert found == suspects and not unexplained

@@ -440,6 +440,46 @@ def _line_fit(P: np.ndarray, w: np.ndarray):
     return c, u, n, W, float((w * s * s).sum()), float(max(ev[0], 0.0))
 
 
+def _slide_stop(t: np.ndarray, s: np.ndarray, w: np.ndarray, step_s: float = 0.002):
+    """Where a sliding piece came to rest along its line, from all of its last stretch: a disc slides
+    on the mat at a constant deceleration ``a`` until it stops at ``s_stop`` at ``t_stop``,
+    s(t) = s_stop - a/2 (t_stop - t)² before and s_stop after. (The mean of the samples near the end
+    alone is pulled back along the path by the slow last frames before the stop, by about half its
+    own σ with a few frames at rest.) ``t`` (m,) s, ``s`` (m,) mm along the line, ``w`` = 1/σ².
+    (s_stop, its variance, t_stop), the variance widened to every stop time the samples allow
+    within Δχ² = 1, and scaled by the residuals where they exceed the noise; None when the samples
+    do not show the piece at rest (fewer than two samples after the stop) or no slide to a stop
+    fits them (a ≤ 0)."""
+    t, s, w = np.asarray(t, float), np.asarray(s, float), np.asarray(w, float)
+    if len(t) < 4:
+        return None
+    grid = np.arange(t[0], t[-2] + 1e-9, step_s)
+    g = -0.5 * np.maximum(grid[:, None] - t[None, :], 0.0) ** 2  # (stop times, samples)
+    s0, s1, s2 = float(w.sum()), (g * w).sum(1), (g * g * w).sum(1)
+    b0, b1 = float((w * s).sum()), (g * (w * s)).sum(1)
+    det = s0 * s2 - s1 * s1
+    ok = det > 1e-12
+    if not ok.any():
+        return None
+    grid, g, s1, s2, b1, det = grid[ok], g[ok], s1[ok], s2[ok], b1[ok], det[ok]
+    s_at = (s2 * b0 - s1 * b1) / det
+    a_at = (s0 * b1 - s1 * b0) / det
+    var_at = s2 / det
+    chi = ((w[None, :] * (s[None, :] - s_at[:, None] - a_at[:, None] * g) ** 2)).sum(1)
+    good = a_at > 0
+    if not good.any():
+        return None
+    fits = list(zip(chi[good], s_at[good], var_at[good], grid[good]))
+    chi_min, s_stop, var, t_stop = min(fits)
+    if int((t > t_stop + 1e-9).sum()) < 2:
+        return None
+    dof = len(t) - 3
+    scale2 = max(1.0, chi_min / dof) if dof > 0 else 1.0
+    near = [f[1] for f in fits if f[0] <= chi_min + scale2]
+    half = 0.5 * (max(near) - min(near))
+    return s_stop, max(scale2 * var, half ** 2), t_stop
+
+
 def _chi2_ok(chi2: float, dof: int) -> bool:
     """χ² of ``dof`` degrees of freedom below its 1-in-10⁴ tail (Wilson-Hilferty, z = 3.7)."""
     if dof <= 0:
@@ -559,11 +599,27 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
             cand = (d - R, float(np.sqrt(var)), "line", t, k)
         else:
             end = j - 1 if sq > hi else i
-            # the samples where the piece rested at that end: their mean
-            near = [m for m in range(i, j) if np.linalg.norm(P[m] - P[end]) < 3.0 * np.sqrt(2.0) / np.sqrt(w[end])]
-            e = (w[near][:, None] * P[near]).sum(0) / w[near].sum()
-            var = 1.0 / float(w[near].sum()) + q_sigma ** 2
-            t_end = float(T[min(near)]) if end == j - 1 else float(T[end])  # when it got there
+            # the slide's samples: from the first that left the rest it started from (a piece struck
+            # later than the flick rested until then)
+            first = i
+            while first < j - 1 and float(np.linalg.norm(P[first + 1] - P[i])) < 3.0 * np.sqrt(2.0 / w[first + 1]):
+                first += 1
+            first += 1 if first > i or (i == 0 and rest is not None) else 0
+            stop = _slide_stop(T[first:j], (P[first:j] - c) @ u, w[first:j]) \
+                if end == j - 1 and k + 1 == len(fits) else None
+            if stop is not None:
+                # where it came to rest, from the whole slide (see _slide_stop), on the stretch's line
+                s_stop, var_s, t_end = stop
+                e = c + s_stop * u
+                var_n = scale ** 2 * (1.0 / W + s_stop ** 2 / max(Sss, 1e-9))  # the line's offset there (c: its centroid)
+                dq = (q - e) / max(float(np.linalg.norm(q - e)), 1e-9)
+                var = float(np.dot(dq, u)) ** 2 * var_s + float(np.dot(dq, n)) ** 2 * var_n + q_sigma ** 2
+            else:
+                # the samples where the piece rested at that end: their mean
+                near = [m for m in range(i, j) if np.linalg.norm(P[m] - P[end]) < 3.0 * np.sqrt(2.0) / np.sqrt(w[end])]
+                e = (w[near][:, None] * P[near]).sum(0) / w[near].sum()
+                var = 1.0 / float(w[near].sum()) + q_sigma ** 2
+                t_end = float(T[min(near)]) if end == j - 1 else float(T[end])  # when it got there
             cand = (float(np.linalg.norm(e - q)) - R, float(np.sqrt(var)), "end", t_end, k)
         if best is None or cand[0] < best[0]:
             best = cand

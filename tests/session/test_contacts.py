@@ -184,3 +184,25 @@ def test_a_disc_that_pushed_a_ball_away_at_once_still_has_its_striker():
     assert found == {(1, 2), (2, 3)}
     chain = table_contacts([a, b, ball], 0.0, cfg, known_starts=known)
     assert {(c.a, c.b) for c in chain} >= {(1, 2), (2, 3)}
+
+
+def test_where_a_slide_stopped_is_not_pulled_back_by_its_last_slow_frames():
+    """Discs stopping 2 mm short of a resting one, the call made four frames after the stop: the
+    frame or two before the stop lie within the noise of the rest, yet behind it; the end is the
+    stop of the whole slide (constant deceleration), so the gap is neither over- nor understated."""
+    from vision.contacts import path_gap
+
+    err, pull = [], []
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        v0 = 300.0 + 200.0 * rng.random()
+        n = int(np.ceil(v0 / 2943.0 * 30)) + 4
+        t, xy = slide((0.0, 100.0), (1.0, 0.0), v0, n)
+        q = np.array([v0 ** 2 / (2 * 2943.0) + 38.0 + 2.0, 100.0])
+        g = path_gap(t, xy + rng.normal(0, 0.7, xy.shape), np.full(len(t), 0.7), 19.0, q, 0.18, 19.0,
+                     rest=(np.array([0.0, 100.0]), 0.18, 0.0))
+        assert g.how == "end"
+        err.append(g.gap_mm - 2.0)
+        pull.append((g.gap_mm - 2.0) / g.sigma_mm)
+    assert abs(np.mean(err)) < 0.08  # the mean of the samples near the end: +0.18 mm
+    assert abs(np.mean(pull)) < 0.25 and 0.6 < np.std(pull) < 1.3

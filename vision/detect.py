@@ -186,14 +186,18 @@ class Background:
         f = small.astype(np.float32)
         # a shadow only darkens the mat: the empty mat scaled by the brightness ratio that best explains
         # the frame (0.35..1.15) nearly cancels it, while a piece changes the colour
-        ratio = (f * self._b).sum(axis=2) * self._inv_bb
+        # (per-pixel sums and maxima over the channels: einsum and channel-wise maxima, which numpy's
+        # reductions over a short last axis are several times slower than)
+        ratio = np.einsum("ijk,ijk->ij", f, self._b) * self._inv_bb
         # anything clearly brighter than the empty mat is a piece too (a pale disc of the mat's own hue)
-        lift = (f - self._b + 1.0).max(axis=2) * self.lift_gain
+        up = f - self._b + 1.0
+        lift = np.maximum(np.maximum(up[..., 0], up[..., 1]), up[..., 2]) if up.shape[2] == 3 else up.max(axis=2)
+        lift *= self.lift_gain
         out = []
         for floor in floors:
             k = np.clip(ratio, floor, 1.15)[..., None]
             d = f - k * self._b
-            diff = np.maximum(np.sqrt((d * d).sum(axis=2)), lift)
+            diff = np.maximum(np.sqrt(np.einsum("ijk,ijk->ij", d, d)), lift)
             _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
             out.append(mask)
         return out
@@ -527,6 +531,9 @@ class Detector:
                  ("yolo" if self.detector is not None else "classical"))
         if method != "classical":
             self.blob_model = None
+        session = getattr(self.blob_model, "_session", None)
+        if callable(session):  # set-up work: the classifier's ONNX Runtime session (else built by the first frame)
+            session()
         self.method = method
         self.blob_kinds = set()
         if self.blob_model is not None:

@@ -426,18 +426,27 @@ def _coverage_roi(poly_px: np.ndarray, x0: int, y0: int, w: int, h: int, ss: int
     """(h, w) float32 fraction of each pixel of the ROI at (x0, y0) covered by the convex polygon
     ``poly_px`` (image px), exact to ~0.02 px (as ``sim.raster.coverage``: supersampled fill,
     shrunk by fillPoly's growth, averaged down)."""
+    return _coverages_roi([poly_px], x0, y0, w, h, ss)[0]
+
+
+def _coverages_roi(polys, x0: int, y0: int, w: int, h: int, ss: int = 4) -> list:
+    """:func:`_coverage_roi` of each of ``polys`` (image px), all filled in one supersampled image
+    (one ROI below the other) and averaged down in one call."""
     import cv2
 
     from sim.raster import BIAS_PX, SHIFT
 
-    big = (np.asarray(poly_px, dtype=np.float64) - [x0, y0] + 0.5) * ss - 0.5
-    centre = big.mean(axis=0)
-    d = big - centre
-    norm = np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-9)
-    big = centre + d * np.maximum(1.0 - BIAS_PX / norm, 0.0)
-    mask = np.zeros((h * ss, w * ss), np.uint8)
-    cv2.fillPoly(mask, [np.round(big * (1 << SHIFT)).astype(np.int32)], 255, cv2.LINE_8, SHIFT)
-    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255.0)
+    hs = h * ss
+    mask = np.zeros((len(polys) * hs, w * ss), np.uint8)
+    for k, poly in enumerate(polys):
+        big = (np.asarray(poly, dtype=np.float64) - [x0, y0] + 0.5) * ss - 0.5
+        centre = big.mean(axis=0)
+        d = big - centre
+        norm = np.maximum(np.sqrt(_row_sq(d)), 1e-9)
+        big = centre + d * np.maximum(1.0 - BIAS_PX / norm, 0.0)[:, None]
+        cv2.fillPoly(mask[k * hs:(k + 1) * hs], [np.round(big * (1 << SHIFT)).astype(np.int32)], 255, cv2.LINE_8, SHIFT)
+    out = cv2.resize(mask, (w, len(polys) * h), interpolation=cv2.INTER_AREA).astype(np.float32) * (1.0 / 255.0)
+    return [out[k * h:(k + 1) * h] for k in range(len(polys))]
 
 
 @dataclass
@@ -459,18 +468,25 @@ _DEBUG: list = []
 def _outline_px(transform: MatTransform, c, r: float, h: float, k: int = 36) -> tuple[np.ndarray, np.ndarray]:
     """The top face (k, 2) and the whole outline (convex hull of the top and base circles) of an
     upright cylinder of radius ``r`` and height ``h`` standing at mat mm ``c``, in image px."""
+    return _outlines_px(transform, np.reshape(c, (1, 2)), [r], h, k)[0]
+
+
+def _outlines_px(transform: MatTransform, centres, radii, h: float, k: int = 36) -> list:
+    """:func:`_outline_px` of several cylinders of one height (centres (n, 2) mat mm, radii (n,)):
+    a list of (top, hull), projected in one call."""
     import cv2
 
+    centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    radii = np.asarray(radii, dtype=np.float64).reshape(-1)
+    n = len(radii)
     a = np.linspace(0, 2 * np.pi, k, endpoint=False)
-    ring = np.asarray(c, dtype=np.float64) + r * np.column_stack([np.cos(a), np.sin(a)])
-    pts = np.empty((2 * k, 3))
-    pts[:, 0] = np.tile(ring[:, 0], 2)
-    pts[:, 1] = np.tile(ring[:, 1], 2)
-    pts[:k, 2] = -h
-    pts[k:, 2] = 0.0
-    px = transform.project_3d(pts)
-    hull = cv2.convexHull(px.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-    return px[:k], hull
+    rings = centres[:, None, :] + radii[:, None, None] * np.column_stack([np.cos(a), np.sin(a)])[None]  # (n, k, 2)
+    pts = np.empty((n, 2, k, 3))
+    pts[:, :, :, :2] = rings[:, None]
+    pts[:, 0, :, 2] = -h
+    pts[:, 1, :, 2] = 0.0
+    px = transform.project_3d(pts.reshape(-1, 3)).reshape(n, 2 * k, 2)
+    return [(p[:k], cv2.convexHull(p.astype(np.float32)).reshape(-1, 2).astype(np.float64)) for p in px]
 
 
 def _exclusion(polys, x0: int, y0: int, w: int, h: int) -> np.ndarray | None:
@@ -505,7 +521,7 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     if len(radii) < 2:
         return 0, np.zeros(len(radii))
     centres = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1, 2), (len(radii), 2))
-    outlines = [_outline_px(transform, centres[i], float(r), h) for i, r in enumerate(radii)]
+    outlines = _outlines_px(transform, centres, radii, h)
     allpts = np.vstack([hull for _, hull in outlines])
     pad = int(np.ceil(3 + 2 * max(cfg.choice_blur_px)))
     H, W = image.shape[:2]
@@ -515,13 +531,13 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     if w < 6 or hgt < 6:
         return 0, np.zeros(len(radii))
     k5 = np.ones((5, 5), np.uint8)
+    cov = _coverages_roi([p for outline in outlines for p in outline], X0, Y0, w, hgt, ss=2)
+    covs = list(zip(cov[0::2], cov[1::2]))  # (top, hull) of each choice
     win = np.zeros((hgt, w), bool)
     inner = np.ones((hgt, w), bool)
-    covs = []
-    for top, hull in outlines:
-        covs.append((_coverage_roi(top, X0, Y0, w, hgt, ss=2), _coverage_roi(hull, X0, Y0, w, hgt, ss=2)))
-        win |= covs[-1][1] > 0
-        inner &= covs[-1][0] > 0.99
+    for ct, ch in covs:
+        win |= ch > 0
+        inner &= ct > 0.99
     win = cv2.dilate(win.astype(np.uint8), k5) > 0
     inner = cv2.erode(inner.astype(np.uint8), k5) > 0
     sel = win & ~inner
@@ -535,6 +551,8 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     if f.ndim == 1:
         f, m = f[:, None], m[:, None]
     scores = np.full(len(radii), np.inf)
+    eps = 1e-6 * np.eye(2)
+    clip2 = cfg.choice_clip ** 2
     for i, (ct, ch) in enumerate(covs):
         for blur in cfg.choice_blur_px:  # the image's blur is not known yet: each choice at its best
             at = cv2.GaussianBlur(ct, (0, 0), blur)
@@ -542,17 +560,47 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
             At, Ah = at[sel], ah[sel]
             A = np.column_stack([At, Ah - At])
             out = (1.0 - Ah)[:, None]
-            G = A.T @ A + 1e-6 * np.eye(2)
+            om = out * m
+            om2 = max(float((om * om).sum()), 1e-6)
+            G = A.T @ A + eps
             gain = 1.0
             for _ in range(2):
                 P = np.linalg.solve(G, A.T @ (f - out * gain * m))
                 rest = f - A @ P
-                om = out * m
-                gain = float(np.clip((om * rest).sum() / max(float((om * om).sum()), 1e-6), cfg.shadow_min, 1.1))
-            R = f - A @ P - out * gain * m
-            e2 = np.minimum((R * R).sum(axis=1), cfg.choice_clip ** 2)
+                gain = min(max(float((om * rest).sum() / om2), cfg.shadow_min), 1.1)
+            R = rest - out * gain * m
+            e2 = np.minimum(_row_sq(R), clip2)
             scores[i] = min(scores[i], float(e2.mean()))
     return int(np.argmin(scores)), scores
+
+
+def _row_sq(a: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """(n,) the dot product of each row of ``a`` (n, c) with itself (or with that of ``b``):
+    ``(a * b).sum(axis=1)``, the same sums in the same order, without numpy's slow reduction over a
+    short last axis."""
+    b = a if b is None else b
+    if a.shape[1] == 3:
+        return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+    if a.shape[1] == 2:
+        return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1]
+    return (a * b).sum(axis=1)
+
+
+def _central_differences(img: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y central differences ``(f(+1) - f(-1)) / 2`` of the float32 image ``img`` at its
+    flat indices ``idx``, as ``cv2.Sobel(img, CV_32F, dx, dy, ksize=1, scale=0.5)`` there (the same
+    float32 arithmetic), computed at those pixels only; at the image's border (mirrored there)
+    through Sobel itself."""
+    import cv2
+
+    h, w = img.shape
+    flat = img.ravel()
+    col = idx % w
+    if idx.min() >= w and idx.max() < (h - 1) * w and col.min() > 0 and col.max() < w - 1:
+        half = np.float32(0.5)
+        return (flat[idx + 1] - flat[idx - 1]) * half, (flat[idx + w] - flat[idx - w]) * half
+    return (cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=1, scale=0.5).ravel()[idx],
+            cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=1, scale=0.5).ravel()[idx])
 
 
 def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
@@ -576,29 +624,26 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     ring = r * np.column_stack([np.cos(a), np.sin(a)])
     c = np.asarray(c0, dtype=np.float64).copy()
     H, W = image.shape[:2]
+    # the top ring (z = -h), the base ring (z = 0), then the points of the two local Jacobians
+    pts = np.empty((2 * K + 6, 3))
+    pts[:K, 2], pts[K:2 * K, 2] = -h, 0.0
+    ring2 = np.vstack([ring, ring])
     offs = np.array([[0, 0, -h], [1, 0, -h], [0, 1, -h], [0, 0, -h / 2], [1, 0, -h / 2], [0, 1, -h / 2]])
-    zs = np.concatenate([np.full(K, -h), np.zeros(K)])
 
     def grow(poly, g):
         if g == 0.0:
             return poly
-        ctr = poly.mean(axis=0)
+        ctr = poly.sum(axis=0) / len(poly)  # (the mean)
         d = poly - ctr
-        return ctr + d * (1.0 + g / np.maximum(np.sqrt((d * d).sum(axis=1, keepdims=True)), 1e-6))
+        return ctr + d * (1.0 + g / np.maximum(np.sqrt(_row_sq(d)), 1e-6))[:, None]
 
     def project(cc, g=0.0):
-        rr = cc + ring
-        pts = np.empty((2 * K + 6, 3))
-        pts[:2 * K, 0] = np.tile(rr[:, 0], 2)
-        pts[:2 * K, 1] = np.tile(rr[:, 1], 2)
-        pts[:2 * K, 2] = zs
+        pts[:2 * K, :2] = ring2 + cc
         pts[2 * K:] = offs + [cc[0], cc[1], 0.0]
         px = transform.project_3d(pts)
-        top, base, jt, jm = px[:K], px[K:2 * K], px[2 * K:2 * K + 3], px[2 * K + 3:]
-        J_top = np.column_stack([jt[1] - jt[0], jt[2] - jt[0]])
-        J_mid = np.column_stack([jm[1] - jm[0], jm[2] - jm[0]])
+        J = px[2 * K + 1:] - px[[2 * K, 2 * K, 2 * K + 3, 2 * K + 3, 2 * K + 3]]  # (5, 2): rows 0, 1 top; 3, 4 mid
         hull = cv2.convexHull(px[:2 * K].astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        return grow(top, g), grow(hull, g), J_top, J_mid
+        return grow(px[:K], g), grow(hull, g), J[:2].T, J[3:].T
 
     top, hull, J_top, _ = project(c)
     mmpp = 1.0 / np.sqrt(abs(np.linalg.det(J_top)))
@@ -613,17 +658,18 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     nch = image.shape[2] if image.ndim == 3 else 1
     f2 = image[Y0:Y1, X0:X1].reshape(-1, nch).astype(np.float32)
     m2 = background[Y0:Y1, X0:X1].reshape(-1, nch).astype(np.float32)
+    mm2_all = _row_sq(m2) + 1e-3
     kernel = np.ones((3, 3), np.uint8)
     excl = _exclusion(exclude, X0, Y0, w, hgt)
     g = 0.0  # outward growth of both outlines, image px
-    cov = np.full((2, 2), np.inf)
-    rms = support = 0.0
     coarse = cfg.blur_schedule_px
-    last_step = np.inf
     for it in range(cfg.iterations):
+        # after the coarse steps and the blur's pick, the mat's shade is modelled (before it, the shade
+        # stays 1 and the weights start at 1: one pass, whose residuals give the weights, is all)
+        fine = it > len(coarse)
+        shadows = fine and cfg.shadow_min < 1.0
         top, hull, J_top, J_mid = project(c, g)
-        at_s = _coverage_roi(top, X0, Y0, w, hgt)
-        ah_s = _coverage_roi(hull, X0, Y0, w, hgt)
+        at_s, ah_s = _coverages_roi([top, hull], X0, Y0, w, hgt)
         if cfg.inner_art_px > 0:
             k_in = 2 * int(np.ceil(cfg.inner_art_px)) + 1
             inner = cv2.erode((at_s > 0.999).astype(np.uint8), np.ones((k_in, k_in), np.uint8))
@@ -652,11 +698,15 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             m0 = m2[idx]
             fb = f2[idx]
             out_w = 1.0 - Ah
-            shade = np.ones(len(idx), np.float32)  # the mat's brightness at each pixel (a shadow: < 1)
-            mm2 = (m0 * m0).sum(axis=1) + 1e-3
+            mb = m0  # the mat as the piece's surround shows it (a shadow darkens it)
+            if shadows:
+                mm2 = mm2_all[idx]
+                own = out_w > cfg.shadow_out
+                own_idx = idx[own]
+                partial = cfg.shadow_fill_px > 0 and len(own_idx) and len(own_idx) < len(idx)
+                out_c = np.maximum(out_w, 0.05)
             wts = np.ones(len(idx), np.float32)
-            for pas in range(cfg.passes if it > len(coarse) else 2):
-                mb = m0 * shade[:, None]
+            for pas in range(cfg.passes if fine else 1):
                 y = fb - out_w[:, None] * mb
                 s_tt, s_ts, s_ss = (wts * At * At).sum(), (wts * At * As).sum(), (wts * As * As).sum() + 1e-6
                 det = s_tt * s_ss - s_ts * s_ts
@@ -665,30 +715,29 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                 bt, bs = (wts * At) @ y, (wts * As) @ y
                 p_top = (s_ss * bt - s_ts * bs) / det
                 p_side = (s_tt * bs - s_ts * bt) / det
-                if cfg.shadow_min < 1.0 and it > len(coarse):
+                piece = At[:, None] * p_top, As[:, None] * p_side  # what the top and the side give
+                if shadows:
                     # a shadow only darkens the mat: per pixel, the brightness that best explains what the
                     # piece does not cover (colour changes stay in the residual)
-                    rest = fb - At[:, None] * p_top - As[:, None] * p_side
-                    sh = ((rest * m0).sum(axis=1) / (np.maximum(out_w, 0.05) * mm2)).astype(np.float32)
-                    own = out_w > cfg.shadow_out
+                    rest = fb - piece[0] - piece[1]
+                    sh = (_row_sq(rest, m0) / (out_c * mm2)).astype(np.float32)
                     shade = np.where(own, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
-                    if cfg.shadow_fill_px > 0 and own.any() and not own.all():
+                    if partial:
                         # where the piece covers most of a pixel its shade cannot be read: a shadow is
                         # smooth, so it is that of the mat pixels around it (a normalised blur)
-                        nd = np.zeros((w * hgt, 2), np.float32)
-                        nd[idx[own], 0] = shade[own] * wts[own]
-                        nd[idx[own], 1] = wts[own]
-                        nd = cv2.GaussianBlur(nd.reshape(hgt, w, 2), (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
+                        nd = np.zeros((hgt, w, 2), np.float32)
+                        flat = nd.reshape(-1, 2)
+                        flat[own_idx, 0] = shade[own] * wts[own]
+                        flat[own_idx, 1] = wts[own]
+                        nd = cv2.GaussianBlur(nd, (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
                         fill = np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0)
                         shade = np.where(own, shade, np.clip(fill, cfg.shadow_min, 1.05)).astype(np.float32)
                     mb = m0 * shade[:, None]
-                R = fb - out_w[:, None] * mb - At[:, None] * p_top - As[:, None] * p_side
-                e = np.sqrt((R * R).sum(axis=1))
+                R = (fb - out_w[:, None] * mb if shadows else y) - piece[0] - piece[1]
+                e = np.sqrt(_row_sq(R))
                 half = len(e) // 2
                 sc = 1.4826 * float(np.partition(e, half)[half]) + 1e-3
-                k = cfg.huber_k * sc
-                if pas > 0 or it > len(coarse):
-                    wts = np.minimum(1.0, k / np.maximum(e, 1e-9)).astype(np.float32)
+                wts = np.minimum(1.0, (cfg.huber_k * sc) / np.maximum(e, 1e-9)).astype(np.float32)
             score = float((wts * e * e).sum() / max(float(wts.sum()), 1e-9))
             if best is None or score < best[0]:
                 best = (score, b, at, ah, idx, p_top, p_side, R, wts, mb)
@@ -696,11 +745,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if blur is None and it >= len(coarse):
             blur = b_used
         # central differences (as np.gradient inside; the band keeps off the ROI's border)
-        gx_t = cv2.Sobel(at, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
-        gy_t = cv2.Sobel(at, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
-        gx_h = cv2.Sobel(ah, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
-        gy_h = cv2.Sobel(ah, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
-        gxt, gyt, gxh, gyh = gx_t.ravel()[idx], gy_t.ravel()[idx], gx_h.ravel()[idx], gy_h.ravel()[idx]
+        gxt, gyt = _central_differences(at, idx)
+        gxh, gyh = _central_differences(ah, idx)
         dt = np.column_stack([-(gxt * J_top[0, 0] + gyt * J_top[1, 0]), -(gxt * J_top[0, 1] + gyt * J_top[1, 1]),
                               np.sqrt(gxt * gxt + gyt * gyt)])  # d a_top / d (cx, cy, g)
         dh = np.column_stack([-(gxh * J_mid[0, 0] + gyh * J_mid[1, 0]), -(gxh * J_mid[0, 1] + gyh * J_mid[1, 1]),
@@ -713,7 +759,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         Jw = J2 * np.repeat(wts, nch)[None, :]
         G = Jw @ J2.T
         rhs = Jw @ R.ravel()
-        if not np.all(np.isfinite(G)):
+        if not np.isfinite(G).all():
             return None
         prior = cfg.growth_prior * 0.5 * float(abs(G[0, 0]) + abs(G[1, 1])) + 1e-9  # the median of the two
         if it < len(coarse):  # the coarse blur misjudges the growth: hold it
@@ -730,20 +776,19 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         if step > limit:
             delta *= limit / step
         c = c + delta[:2]
-        g = float(np.clip(g + delta[2], -cfg.max_growth_px, cfg.max_growth_px))
-        dof = max(float(wts.sum()) * nch - 3.0 - 2.0 * nch, 1.0)
-        s2 = float((wts[:, None] * R * R).sum() / dof)
-        try:
-            cov = np.linalg.inv(Gp)[:2, :2]  # per unit residual variance
-        except np.linalg.LinAlgError:
-            return None
-        rms = float(np.sqrt(s2))
-        support = float((wts > 0.5).mean())
+        g = min(max(float(g + delta[2]), -cfg.max_growth_px), cfg.max_growth_px)
         if _DEBUG:
             _DEBUG.append((it, step, g, b_used))
-        if it > len(coarse) and step < cfg.converged_px * mmpp:
+        if fine and step < cfg.converged_px * mmpp:
             break
-        last_step = step
+    # the last step's covariance and residual level
+    try:
+        cov = np.linalg.inv(Gp)[:2, :2]  # per unit residual variance
+    except np.linalg.LinAlgError:
+        return None
+    dof = max(float(wts.sum()) * nch - 3.0 - 2.0 * nch, 1.0)
+    rms = float(np.sqrt(float((wts[:, None] * R * R).sum() / dof)))
+    support = float((wts > 0.5).mean())
     mat = np.median(mb, axis=0)
     contrast = float(np.linalg.norm(p_top - mat))
     side_contrast = float(np.linalg.norm(p_side - mat))

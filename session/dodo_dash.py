@@ -11,9 +11,12 @@
   event between two samples that the fits cannot place (a bounce unseen, a turn no racer explains)
   leaves the racers the token could have reached too close to call. Racers in the order first
   touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
-  a person (``dodo-dash.hit`` default: not hit). The call is made in stages
+  a person (``dodo-dash.hit`` default: not hit). A token whose spin changed (nothing but a touch
+  changes it: in the air it keeps its spin, on the mat friction only slows it) where one racer
+  alone can have been touched touched that racer. The call is made in stages
   (:meth:`DodoDashSession.hit_verdicts`): the path fit (:class:`ThrowPath`), the events between its
-  segments (:class:`ThrowEvents`), each racer's call (:class:`RacerCall`), the order first touched.
+  segments (:class:`ThrowEvents`), each racer's call (:class:`RacerCall`), the spin's evidence, the
+  order first touched.
   A detector that does not measure heights (``measures_height`` False or absent: the token in the
   air is placed as if on the mat) gets calls that do not depend on the height: a racer the token
   cannot have reached while low enough to touch it, at any height up its camera rays, is not hit;
@@ -284,9 +287,13 @@ class DodoDashSession(Session):
         token could have reached in the interval is too close to call. Otherwise the margin is the
         closest the fitted path came while low enough to touch (−gap).
 
+        A token's spin changes only by a touch (in the air it keeps the spin it was thrown with; on
+        the mat friction only slows it): where it changed beyond the angles' noise and one racer
+        alone can have been touched, that racer was touched (:meth:`spin_touch`).
+
         The stages: the path fit (:meth:`throw_path`), the events between its segments
-        (:meth:`throw_events`), each racer's call (:meth:`racer_call`), the verdicts in the order
-        first touched (:meth:`ordered_verdicts`).
+        (:meth:`throw_events`), each racer's call (:meth:`racer_call`), the spin's evidence
+        (:meth:`spin_touch`), the verdicts in the order first touched (:meth:`ordered_verdicts`).
 
         A detector that does not measure heights (:meth:`measures_height` False) places a token in
         the air as if it lay on the mat, tens of mm off along the camera's ray: its throws (but the
@@ -311,6 +318,7 @@ class DodoDashSession(Session):
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
         events = self.throw_events(path, racers, rest_q, proj.radius, racer_h)
         calls = [self.racer_call(path, events, r, racers, rest_q, proj.radius, racer_h) for r in racers]
+        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius)
         return self.ordered_verdicts(flick, calls)
 
     # -- stage 1: the path fit ---------------------------------------------------------------------
@@ -993,6 +1001,91 @@ class DodoDashSession(Session):
             return RacerCall(r.name, 0.0, None, 1.0, "not seen after the launch", None)
         i = int(np.argmin(gap / sig))
         return RacerCall(r.name, -float(gap[i]), float(reach.t[i]), float(sig[i]), "out of reach at any height", None)
+
+    # -- stage 3b: the token's spin ------------------------------------------------------------------
+    def angle_sigma_deg(self) -> float:
+        """One angle sample's σ (degrees): the detector's ``angle_sigma_deg`` (1° when it has none)."""
+        return float(getattr(getattr(self.detector, "config", None), "angle_sigma_deg", 1.0))
+
+    def spin_change(self, path: ThrowPath) -> tuple | None:
+        """(t0, t1) s: where the token's spin (its angle's rate between two samples, radians/s) first
+        changed as nothing but a touch can change it, None when it did not. In the air nothing turns
+        the token: its spin stays as thrown (the rate between the first two samples after the
+        release); on the mat friction only slows it. A rate that differs from the thrown one in the
+        air, or is faster than it anywhere, by more than k σ (σ of each rate from two angle samples)
+        was a touch of another piece before the sample after that stretch (``t1``); it began where
+        the rates before it last agreed with the thrown one within σ (``t0``; from the sample
+        before the release when the first ones already differ). A box's angle is known up to a
+        half turn."""
+        s = path.samples
+        i0 = s.i_launch
+        if len(s.t) - i0 < 3:
+            return None
+        a = np.unwrap(np.radians(s.ang), period=np.pi if s.size is not None else 2 * np.pi)
+        dt = np.maximum(np.diff(s.t), 1e-6)
+        w = np.diff(a) / dt  # the rate over each stretch between two samples
+        k = self.referee.k
+        sa = np.radians(self.angle_sigma_deg()) * np.sqrt(2.0)
+
+        def off(j) -> float:  # how far (in σ) the rate over stretch j is from what a token untouched has
+            s_w = sa * float(np.hypot(1.0 / dt[i0], 1.0 / dt[j]))
+            in_air = path.t_land is not None and s.t[j + 1] <= path.t_land
+            return max(abs(w[j]) - abs(w[i0]), abs(w[j] - w[i0]) if in_air else 0.0) / s_w
+
+        for j in range(i0 + 1, len(w)):
+            if off(j) > k:
+                j0 = j
+                while j0 > i0 + 1 and off(j0 - 1) > 1.0:
+                    j0 -= 1
+                t0 = float(s.t[max(i0 - 1, 0)]) if j0 == i0 + 1 else float(s.t[j0])
+                return t0, float(s.t[j + 1])
+        return None
+
+    def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float) -> list:
+        """``calls`` (:class:`RacerCall`, one per racer of ``racers``, at rest at ``rest_q``) with the
+        token's spin change (:meth:`spin_change`) as a touch: when one racer alone can have been
+        touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
+        it can have been). A racer can have been touched where the path came within k σ of it with
+        the token's base below its top, or within half a frame's travel (at the fastest the path
+        went there: a detour between two samples) — but not inside an overlap that began more than
+        k σ above its top (passing over it, the token does not touch it until they part). A call
+        already sure either way stays."""
+        from dataclasses import replace
+
+        ch = self.spin_change(path)
+        if ch is None:
+            return calls
+        k = self.referee.k
+        T, P, S, A, Z, low, size = path.T, path.P, path.S, path.A, path.Z, path.low, path.samples.size
+        racer_h = self.specs.piece(GAME, "racer").height
+        t = path.samples.t
+        dt_f = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 30
+        m = (T >= ch[0]) & (T <= ch[1])
+        if m.sum() < 2 or not low[m].any():
+            return calls
+        speed = float(np.hypot(*np.diff(P[m | (T <= ch[0])], axis=0).T).max()) / path.dt
+        near = []
+        for i, r in enumerate(racers):
+            q, q_s = rest_q[r.id]
+            g = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
+            can = m & low & (g <= speed * dt_f / 2 + k * np.hypot(S, q_s))
+            over = g <= 0
+            for a0 in np.flatnonzero(over & ~np.concatenate([[False], over[:-1]])):
+                a1 = a0 + int(np.argmax(~over[a0:])) if (~over[a0:]).any() else len(over)
+                if Z[a0] - racer_h > k * self._onset_height_sigma(a0, g, Z, S, q_s, path.z_sigma, path.dt):
+                    can[a0:a1] = False  # over it from above until they part
+            if can.any():
+                near.append(i)
+        if len(near) != 1:
+            return calls
+        c = calls[near[0]]
+        if abs(c.margin) > k * max(c.sigma, 1e-3):
+            return calls
+        t_touch = ch[0] if c.t_first is None else min(max(ch[0], c.t_first), ch[1])
+        out = list(calls)
+        out[near[0]] = replace(c, margin=1.5 * k * c.sigma, t=t_touch, evidence="spun by a touch, beside it alone",
+                               t_first=t_touch)
+        return out
 
     # -- stage 4: the verdicts, in the order first touched -----------------------------------------
     def ordered_verdicts(self, flick: Flick, calls: list) -> tuple[list, list]:

@@ -40,12 +40,13 @@ def racer(i: int, x: float, y: float):
 
 
 def judged(session, smp, rs):
-    """(the events, {racer name: Verdict}, the order first touched) through the four stages."""
+    """(the events, {racer name: Verdict}, the order first touched) through the stages."""
     racers = [r for r, _ in rs]
     rest_q = {r.id: q for r, q in rs}
     path = session.fit_path(smp, "egg", RACER_H)
     events = session.throw_events(path, racers, rest_q, EGG_R, RACER_H)
     calls = [session.racer_call(path, events, r, racers, rest_q, EGG_R, RACER_H) for r in racers]
+    calls = session.spin_touch(path, calls, racers, rest_q, EGG_R)
     flick = SimpleNamespace(mover="egg", index_start=0, index_settle=1)
     verdicts, order = session.ordered_verdicts(flick, calls)
     return events, {v.detail["racer"]: v for v in verdicts}, order
@@ -152,3 +153,31 @@ def test_an_incoming_ray_that_starts_inside_a_racer_it_came_into_low_is_stopped_
                  from_rest=False)
     found, unexplained = session._ray_suspects(path, iv, racers, rest_q, EGG_R, False)
     assert found == suspects and not unexplained
+
+
+def spun_from(t_spin: float, rate_deg_s: float = -300.0):
+    """Angles (degrees) of a token that does not turn until ``t_spin`` s, then turns at ``rate_deg_s``."""
+    return lambda t: np.where(t < t_spin, 0.0, rate_deg_s * (t - t_spin))
+
+
+@pytest.mark.parametrize("spin_at, others, answer", [
+    (None, [], "too_close"),          # 0.5 mm off racer-1's edge, and nothing else tells
+    (0.2, [], "yes"),                 # it started to turn beside racer-1: a touch, and racer-1 alone was there
+    (0.2, [(100.0, -24.5)], "too_close"),  # ... but racer-2 was as near on the other side
+    (0.5, [], "too_close"),           # it started to turn far from every racer: not racer-1's touch
+])
+def test_a_token_that_starts_to_turn_beside_one_racer_alone_touched_it(session, spin_at, others, answer):
+    """An Egg sliding along +x past racer-1 with 0.5 mm between their edges (at x = 100 mm at 0.2 s):
+    sliding, nothing turns it but a touch."""
+    from dataclasses import replace
+
+    smp = samples(slide(), lambda t: 0.0)
+    if spin_at is not None:
+        smp = replace(smp, ang=spun_from(spin_at)(smp.t))
+    rs = [racer(1, 100.0, 24.0)] + [racer(2 + i, x, y) for i, (x, y) in enumerate(others)]
+    _, v, order = judged(session, smp, rs)
+    call = v["racer-1"]
+    assert call.answer == answer, call.detail
+    if answer == "yes":
+        assert call.detail["evidence"].startswith("spun by a touch")
+        assert 0.1 <= call.detail["t"] <= 0.25 and order == ["racer-1"]

@@ -645,7 +645,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         hull = cv2.convexHull(px[:2 * K].astype(np.float32)).reshape(-1, 2).astype(np.float64)
         return grow(px[:K], g), grow(hull, g), J[:2].T, J[3:].T
 
-    top, hull, J_top, _ = project(c)
+    start = project(c)
+    top, hull, J_top, _ = start
     mmpp = 1.0 / np.sqrt(abs(np.linalg.det(J_top)))
     pad = int(np.ceil(min(cfg.search_mm, 6.0) / mmpp + 2 + 2 * cfg.max_blur_px))
     X0 = max(int(np.floor(hull[:, 0].min())) - pad, 0)
@@ -668,7 +669,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         # stays 1 and the weights start at 1: one pass, whose residuals give the weights, is all)
         fine = it > len(coarse)
         shadows = fine and cfg.shadow_min < 1.0
-        top, hull, J_top, J_mid = project(c, g)
+        top, hull, J_top, J_mid = start if it == 0 else project(c, g)
         at_s, ah_s = _coverages_roi([top, hull], X0, Y0, w, hgt)
         if cfg.inner_art_px > 0:
             k_in = 2 * int(np.ceil(cfg.inner_art_px)) + 1
@@ -708,11 +709,12 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             wts = np.ones(len(idx), np.float32)
             for pas in range(cfg.passes if fine else 1):
                 y = fb - out_w[:, None] * mb
-                s_tt, s_ts, s_ss = (wts * At * At).sum(), (wts * At * As).sum(), (wts * As * As).sum() + 1e-6
+                wt, ws = wts * At, wts * As
+                s_tt, s_ts, s_ss = (wt * At).sum(), (wt * As).sum(), (ws * As).sum() + 1e-6
                 det = s_tt * s_ss - s_ts * s_ts
                 if det <= 1e-9:
                     return None
-                bt, bs = (wts * At) @ y, (wts * As) @ y
+                bt, bs = wt @ y, ws @ y
                 p_top = (s_ss * bt - s_ts * bs) / det
                 p_side = (s_tt * bs - s_ts * bt) / det
                 piece = At[:, None] * p_top, As[:, None] * p_side  # what the top and the side give
@@ -754,9 +756,9 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         # M = a_top (p_top - p_side) + a_hull (p_side - m) + m
         dps = p_top - p_side
         dpm = p_side[None, :] - mb  # (nb, C)
-        Jm = dt[:, :, None] * dps[None, None, :] + dh[:, :, None] * dpm[:, None, :]  # (nb, 3, C)
-        J2 = Jm.transpose(1, 0, 2).reshape(3, -1)
-        Jw = J2 * np.repeat(wts, nch)[None, :]
+        Jm = dt.T[:, :, None] * dps[None, None, :] + dh.T[:, :, None] * dpm[None, :, :]  # (3, nb, C)
+        J2 = Jm.reshape(3, -1)
+        Jw = (Jm * wts[None, :, None]).reshape(3, -1)
         G = Jw @ J2.T
         rhs = Jw @ R.ravel()
         if not np.isfinite(G).all():

@@ -1046,9 +1046,11 @@ class DodoDashSession(Session):
         token's spin change (:meth:`spin_change`) as a touch: when one racer alone can have been
         touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
         it can have been). A racer can have been touched where the path came within k σ of it with
-        the token's base below its top, or within half a frame's travel (at the fastest the path
-        went there: a detour between two samples) — but not inside an overlap that began more than
-        k σ above its top (passing over it, the token does not touch it until they part). A call
+        the token's base below its top, or within what the token can have strayed off it between
+        two samples (it never speeds up: inside the ellipse whose foci are its places at the two
+        samples and whose string is how far it can go between them) — but not inside an overlap
+        that began more than k σ above its top (passing over it, the token does not touch it until
+        they part). A call
         already sure either way stays."""
         from dataclasses import replace
 
@@ -1059,16 +1061,24 @@ class DodoDashSession(Session):
         T, P, S, A, Z, low, size = path.T, path.P, path.S, path.A, path.Z, path.low, path.samples.size
         racer_h = self.specs.piece(GAME, "racer").height
         t = path.samples.t
-        dt_f = float(np.median(np.diff(t))) if len(t) > 1 else 1 / 30
         m = (T >= ch[0]) & (T <= ch[1])
         if m.sum() < 2 or not low[m].any():
             return calls
-        speed = float(np.hypot(*np.diff(P[m | (T <= ch[0])], axis=0).T).max()) / path.dt
+        # how far the token can have strayed off the path between two samples unseen: it never
+        # speeds up (the fastest a fit of the path had it, up to the change), so between samples
+        # a and b it was within the ellipse of foci a, b whose string is what it can travel
+        moving = [sg for sg in path.segs if not _waypoint(sg) and sg.degree >= 1 and sg.t0 <= ch[1]]
+        speed = max([float(np.hypot(*sg.vel(sg.t0)[0])) for sg in moving] + [0.0])
+        i_s = np.clip(np.searchsorted(t, T, side="right") - 1, 0, len(t) - 2)
+        pa, pb = np.interp(t[i_s], T, P[:, 0]), np.interp(t[i_s + 1], T, P[:, 0])
+        qa, qb = np.interp(t[i_s], T, P[:, 1]), np.interp(t[i_s + 1], T, P[:, 1])
+        half_l = speed * (t[i_s + 1] - t[i_s]) / 2
+        stray = np.sqrt(np.maximum(half_l ** 2 - (np.hypot(pb - pa, qb - qa) / 2) ** 2, 0.0))
         near = []
         for i, r in enumerate(racers):
             q, q_s = rest_q[r.id]
             g = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
-            can = m & low & (g <= speed * dt_f / 2 + k * np.hypot(S, q_s))
+            can = m & low & (g <= stray + k * np.hypot(S, q_s))
             over = g <= 0
             for a0 in np.flatnonzero(over & ~np.concatenate([[False], over[:-1]])):
                 a1 = a0 + int(np.argmax(~over[a0:])) if (~over[a0:]).any() else len(over)

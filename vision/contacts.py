@@ -544,12 +544,70 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
             segs.append((i, j))
     R = radius + q_radius
     best = None
-    fits = []
-    for i, j in segs:
+
+    def fit(i, j):
         c, u, n, W, Sss, chi2 = _line_fit(P[i:j], w[i:j])
         if float(np.dot(P[j - 1] - P[i], u)) < 0:  # orient along the motion
             u = -u
-        fits.append((i, j, c, u, n, W, Sss, chi2))
+        return (i, j, c, u, n, W, Sss, chi2)
+
+    def crossing(f1, f2):
+        """Where line f1 turned onto line f2, when they cross between f1's last sample and f2's
+        first (each line reaching at most the distance between those two samples, and ¼ of it
+        back): (K, along f1 beyond its last sample, along f2 before its first sample); else None."""
+        u1, u2 = f1[3], f2[3]
+        if abs(float(u1[0] * u2[1] - u1[1] * u2[0])) < np.sin(np.radians(3.0)):
+            return None
+        a1, a2 = np.linalg.solve(np.array([u1, -u2]).T, f2[2] - f1[2])
+        out1 = float(a1 - np.dot(P[f1[1] - 1] - f1[2], u1))
+        in2 = float(np.dot(P[f2[0]] - f2[2], u2) - a2)
+        gap_s = float(np.linalg.norm(P[f2[0]] - P[f1[1] - 1]))
+        if not (-0.25 * gap_s <= out1 <= gap_s and -0.25 * gap_s <= in2 <= gap_s):
+            return None
+        return f1[2] + a1 * u1, max(out1, 0.0), max(in2, 0.0)
+
+    # the sample next to a turn may belong to either stretch (the turn came between it and its
+    # neighbour, or just after it): of the three ways to cut there, the one whose lines meet between
+    # the samples either side of the cut, with the smaller residuals
+    for m in range(len(segs) - 1):
+        (i1, j1), (_, j2) = segs[m], segs[m + 1]
+        options = []
+        for b in (j1 - 1, j1, j1 + 1):
+            if b - i1 < 2 or j2 - b < 2:
+                continue
+            f1, f2 = fit(i1, b), fit(b, j2)
+            if crossing(f1, f2) is not None:
+                options.append((f1[7] + f2[7], b))
+        if options:
+            b = min(options)[1]
+            segs[m], segs[m + 1] = (i1, b), (b, j2)
+    fits = [fit(i, j) for i, j in segs]
+    corners = [crossing(fits[k], fits[k + 1]) for k in range(len(fits) - 1)]
+
+    def corner_gap(k):
+        """The gap between the resting piece's footprint and corner ``k``, with its 1-σ from the two
+        lines' fits (their offsets and directions, each scaled by its residuals where they exceed
+        the noise) and the resting piece's place."""
+        def at(params):
+            lines = []
+            for f, (dn, da) in zip((fits[k], fits[k + 1]), params):
+                lines.append((f[2] + dn * f[4], np.cos(da) * f[3] + np.sin(da) * f[4]))
+            (c1, v1), (c2, v2) = lines
+            a1, _ = np.linalg.solve(np.array([v1, -v2]).T, c2 - c1)
+            return float(np.linalg.norm(c1 + a1 * v1 - q)) - R
+        g0 = at([(0.0, 0.0), (0.0, 0.0)])
+        var = q_sigma ** 2
+        for li, f in enumerate((fits[k], fits[k + 1])):
+            i_, j_, W_, S_, chi_ = f[0], f[1], f[5], f[6], f[7]
+            sc = max(1.0, np.sqrt(chi_ / (j_ - i_ - 2))) if j_ - i_ > 2 else 1.0
+            for pi, sd in enumerate((sc / np.sqrt(W_), sc / np.sqrt(S_) if S_ > 0 else np.inf)):
+                if not np.isfinite(sd):
+                    return g0, np.inf
+                h = 1e-3 * sd
+                p = [[0.0, 0.0], [0.0, 0.0]]
+                p[li][pi] = h
+                var += ((at(p) - g0) / h * sd) ** 2
+        return g0, float(np.sqrt(var))
 
     def reach(f1, f2, step):
         """How far along f1's direction, beyond its last sample, the path went before it turned onto
@@ -564,11 +622,23 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
     for k, (i, j, c, u, n, W, Sss, chi2) in enumerate(fits):
         s = (P[i:j] - c) @ u
         lo, hi = float(s.min()), float(s.max())
-        if k > 0:  # the path came in from the previous stretch
-            lo -= float(np.linalg.norm(P[i] - P[i - 1]))
+        if k > 0:  # the path came in from the previous stretch: from where the lines cross, else a step
+            lo -= corners[k - 1][2] if corners[k - 1] is not None else float(np.linalg.norm(P[i] - P[i - 1]))
         if k + 1 < len(fits):
             step = float(np.linalg.norm(P[j - 1] - P[j - 2])) if j - i >= 2 else float(np.linalg.norm(P[j] - P[j - 1]))
-            hi += reach(fits[k], fits[k + 1], step)
+            hi += corners[k][1] if corners[k] is not None else reach(fits[k], fits[k + 1], step)
+        sq0 = float(np.dot(q - c, u))
+        kc = k - 1 if (k > 0 and corners[k - 1] is not None and sq0 < lo) else \
+            (k if (k + 1 < len(fits) and corners[k] is not None and sq0 > hi) else None)
+        if kc is not None:
+            # the piece lies beyond the corner the path turned at: there the path came closest
+            g_k, s_k = corner_gap(kc)
+            f1, f2 = fits[kc], fits[kc + 1]
+            t_k = float(T[f1[1] - 1] + (T[f2[0]] - T[f1[1] - 1]) * corners[kc][1] / max(corners[kc][1] + corners[kc][2], 1e-9))
+            cand = (g_k, s_k, "kink", t_k, k)
+            if best is None or cand[0] < best[0]:
+                best = cand
+            continue
         dof = j - i - 2
         scale = max(1.0, np.sqrt(chi2 / dof)) if dof > 0 else 1.0
         sq = float(np.dot(q - c, u))

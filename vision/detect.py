@@ -352,12 +352,15 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         dist = cv2.distanceTransform(top, cv2.DIST_L2, 5)
         rmin = min(kinds[i].radius for i in group) * config.min_radius_fraction * s
         peaks = (dist >= rmin) & (dist >= cv2.dilate(dist, np.ones((5, 5), np.uint8)) - 1e-3)
-        ys, xs = np.nonzero(peaks)
+        found = cv2.findNonZero(peaks.view(np.uint8))  # (x, y) in the order of np.nonzero (row by row)
+        xs, ys = np.reshape(found, (-1, 2)).T if found is not None else (np.zeros(0, int), np.zeros(0, int))
         order = np.argsort(-dist[ys, xs])
+        # the mask reaches past the outline by about mask_grow_px image px (blur and threshold)
+        grow_mm = config.mask_grow_px * transform.mm_per_px(np.column_stack([xs / s + ox, ys / s + oy]), height) \
+            if len(xs) else np.zeros(0)
         for j in order:
             mx_mm, my_mm, r = xs[j] / s + ox, ys[j] / s + oy, dist[ys[j], xs[j]] / s
-            # the mask reaches past the outline by about mask_grow_px image px (blur and threshold)
-            r -= config.mask_grow_px * float(transform.mm_per_px(np.array([[mx_mm, my_mm]]), height)[0])
+            r -= float(grow_mm[j])
             if any((mx_mm - tx) ** 2 + (my_mm - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
                 continue
             fits = [(abs(kinds[i].radius - r), i) for i in group

@@ -136,27 +136,6 @@ def test_central_differences_equal_sobel_inside_and_at_the_border():
         assert np.array_equal(x, gx[idx]) and np.array_equal(y, gy[idx])
 
 
-def test_foreground_masks_equal_the_straightforward_difference():
-    from vision.detect import Background
-
-    T = lens_camera(35, 10)
-    img, empty, _ = scene(T, seed=4)
-    img[40:90, 50:200] = (250, 250, 250)  # a pale patch: brighter than the mat (the lift)
-    img[300:340, 100:160] = (img[300:340, 100:160] * 0.4).astype(np.uint8)  # a shadow
-    bg = Background(empty, 1.5, scale=0.5)
-    floors = (0.35, 0.5)
-    got = bg.foreground_small_floors(img, 20.0, floors)
-    f = bg._shrink(img).astype(np.float32)
-    ratio = (f * bg._b).sum(axis=2) * bg._inv_bb
-    lift = (f - bg._b + 1.0).max(axis=2) * bg.lift_gain
-    for floor, mask in zip(floors, got):
-        d = f - np.clip(ratio, floor, 1.15)[..., None] * bg._b
-        diff = np.maximum(np.sqrt((d * d).sum(axis=2)), lift)
-        _, ref = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), 20.0, 255, cv2.THRESH_BINARY)
-        assert np.array_equal(mask, ref)
-    assert 0 < np.count_nonzero(got[0]) < got[0].size
-
-
 # ------------------------------------------------------------------------------------------------
 # the straightforward versions
 

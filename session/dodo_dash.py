@@ -1008,7 +1008,7 @@ class DodoDashSession(Session):
         return float(getattr(getattr(self.detector, "config", None), "angle_sigma_deg", 1.0))
 
     def spin_change(self, path: ThrowPath) -> tuple | None:
-        """(t0, t1) s: where the token's spin (its angle's rate between two samples, radians/s) first
+        """(t0, t1 s, the change radians/s, counter-clockwise as drawn > 0): where the token's spin (its angle's rate between two samples, radians/s) first
         changed as nothing but a touch can change it, None when it did not. In the air nothing turns
         the token: its spin stays as thrown (the rate between the first two samples after the
         release); on the mat friction only slows it. A rate that differs from the thrown one in the
@@ -1038,7 +1038,7 @@ class DodoDashSession(Session):
                 while j0 > i0 + 1 and off(j0 - 1) > 1.0:
                     j0 -= 1
                 t0 = float(s.t[max(i0 - 1, 0)]) if j0 == i0 + 1 else float(s.t[j0])
-                return t0, float(s.t[j + 1])
+                return t0, float(s.t[j + 1]), float(w[j] - w[i0])
         return None
 
     def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float) -> list:
@@ -1085,17 +1085,43 @@ class DodoDashSession(Session):
                 if Z[a0] - racer_h > k * self._onset_height_sigma(a0, g, Z, S, q_s, path.z_sigma, path.dt):
                     can[a0:a1] = False  # over it from above until they part
             if can.any():
-                near.append(i)
+                near.append((i, int(np.argmin(np.where(can, g, np.inf)))))
+        if len(near) > 1 and size is None:
+            # a round token touching a racer is turned by the friction of its edge sliding along the
+            # racer's: the way its sliding goes past the racer's centre says which way it turns.
+            # Racers that would have turned it the other way, clearly (not nearly head on), did not
+            near = [(i, j) for i, j in near if self._turn_sense(path, rest_q[racers[i].id][0], j) * ch[2] >= 0]
         if len(near) != 1:
             return calls
-        c = calls[near[0]]
+        c = calls[near[0][0]]
         if abs(c.margin) > k * max(c.sigma, 1e-3):
             return calls
         t_touch = ch[0] if c.t_first is None else min(max(ch[0], c.t_first), ch[1])
         out = list(calls)
-        out[near[0]] = replace(c, margin=1.5 * k * c.sigma, t=t_touch, evidence="spun by a touch, beside it alone",
+        out[near[0][0]] = replace(c, margin=1.5 * k * c.sigma, t=t_touch, evidence="spun by a touch, beside it alone",
                                t_first=t_touch)
         return out
+
+    spin_sense_min = 0.3  # the sine of the angle between the token's way and the racer's centre
+    # below which a touch may turn the token either way (nearly head on)
+
+    def _turn_sense(self, path: ThrowPath, q: np.ndarray, j: int, lead_s: float = 0.005) -> int:
+        """+1 (counter-clockwise as drawn) or −1: the way a round token at ``path.P[j]`` moving as
+        the path had it ``lead_s`` s before is turned by touching a racer at ``q`` (mat mm): the
+        racer's friction on its edge opposes the edge's sliding across the line between the centres;
+        0 when nearly head on (``spin_sense_min``) or not moving."""
+        i = max(j - max(int(round(lead_s / path.dt)), 1), 0)
+        v = path.P[j] - path.P[i]
+        n = q - path.P[j]
+        nv, nn = float(np.hypot(*v)), float(np.hypot(*n))
+        if nv < 1e-6 or nn < 1e-6:
+            return 0
+        cr = float(n[0] * v[1] - n[1] * v[0]) / (nv * nn)  # sin of the angle from n to v
+        if abs(cr) < self.spin_sense_min:
+            return 0
+        # friction at the contact point (r = R n) against the edge's sliding (v's part across n):
+        # torque r × (−v_t) has the sign of −(n × v)
+        return -1 if cr > 0 else 1
 
     # -- stage 4: the verdicts, in the order first touched -----------------------------------------
     def ordered_verdicts(self, flick: Flick, calls: list) -> tuple[list, list]:

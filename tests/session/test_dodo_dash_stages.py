@@ -181,3 +181,20 @@ def test_a_token_that_starts_to_turn_beside_one_racer_alone_touched_it(session, 
     if answer == "yes":
         assert call.detail["evidence"].startswith("spun by a touch")
         assert 0.1 <= call.detail["t"] <= 0.25 and order == ["racer-1"]
+
+
+@pytest.mark.parametrize("rate, touched", [
+    (300.0, "racer-1"),    # counter-clockwise: its edge slid along a racer on its left (+y)
+    (-300.0, "racer-2"),   # clockwise: on its right
+])
+def test_the_way_a_token_starts_to_turn_says_which_side_it_touched(session, rate, touched):
+    """An Egg sliding along +x between racer-1 (0.5 mm off its edge, on its left) and racer-2 (1 mm
+    off, on its right), starting to turn as it passes them (x = 100 mm at 0.2 s)."""
+    from dataclasses import replace
+
+    smp = samples(slide(), lambda t: 0.0)
+    smp = replace(smp, ang=spun_from(0.2, rate)(smp.t))
+    _, v, order = judged(session, smp, [racer(1, 100.0, 24.0), racer(2, 100.0, -24.5)])
+    other = ({"racer-1", "racer-2"} - {touched}).pop()
+    assert v[touched].answer == "yes" and v[touched].detail["evidence"].startswith("spun by a touch")
+    assert v[other].answer == "too_close"

@@ -517,11 +517,16 @@ def path_gap(ts: np.ndarray, xy: np.ndarray, sigma: np.ndarray, radius: float, q
     ``ts`` (m,) s, ``xy`` (m, 2) mat mm and ``sigma`` (m,) the moving piece's samples from the start
     of its motion; ``rest`` (xy, σ of the mean, t) where it rested before it started (the line of its
     first stretch passes through it). The path is cut into straight stretches where it turns
-    (:func:`straight_segments`, and where it came straight back); each stretch covers its samples and
-    reaches on to where it turned (where the lines cross; one more frame's travel at most).
+    (:func:`straight_segments`, and where it came straight back); the sample next to a turn goes to
+    the stretch whose line meets the other's between the samples either side of the cut (of the
+    three cuts there, the one with the smaller residuals), and each stretch covers its samples and
+    reaches on to where it turned (where the lines cross; else one more frame's travel at most).
     The gap to the footprint is, for each stretch, its lateral offset from ``q`` where the foot of
-    the perpendicular falls inside the stretch, else the distance to its end (the mean of the samples
-    where the piece came to rest, or the last sample); the smallest wins. A turn between two stretches
+    the perpendicular falls inside the stretch; where it falls beyond a corner the lines cross at,
+    the distance to that corner ("kink", its σ from both lines' fits); else the distance to its end:
+    where the piece came to rest (the stop of a slide at constant deceleration fitted to the whole
+    last stretch, :func:`_slide_stop`; else the mean of the samples there) or the last sample; the
+    smallest wins. A turn between two stretches
     at the resting piece is reported as ``deflected``: positive when the path turned away from it (a
     touch pushes the mover off the piece it touched); not when one of ``others`` ((xy, radius) of the
     other pieces near that instant) stands at least as close to the turn (it may have turned the path).

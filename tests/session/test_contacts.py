@@ -206,3 +206,28 @@ def test_where_a_slide_stopped_is_not_pulled_back_by_its_last_slow_frames():
         pull.append((g.gap_mm - 2.0) / g.sigma_mm)
     assert abs(np.mean(err)) < 0.08  # the mean of the samples near the end: +0.18 mm
     assert abs(np.mean(pull)) < 0.25 and 0.6 < np.std(pull) < 1.3
+
+
+def test_a_piece_beyond_a_turn_is_measured_at_the_corner_not_past_it():
+    """A disc turns 8° away from a resting one just after a sample (it struck something light), and
+    the resting one stands 12 mm on, beyond the corner, 3.5 mm clear of it: the sample next to the
+    turn fits either stretch. The second stretch's line run back a whole frame past the corner comes
+    far nearer the piece than the path went; the corner itself (where the lines meet) does not."""
+    from vision.contacts import path_gap
+
+    err = []
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        t, xy = slide((0.0, 100.0), (1.0, 0.0), 1100.0, 24)
+        k = 5
+        corner = xy[k] + 0.15 * (xy[k + 1] - xy[k])
+        th = np.radians(-8.0)
+        rot = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+        xy[k + 1:] = corner + (xy[k + 1:] - corner) @ rot.T
+        q = np.array([corner[0] + 12.0, 100.0 + np.sqrt(41.5 ** 2 - 12.0 ** 2)])
+        true = float(np.linalg.norm(corner - q)) - 38.0
+        g = path_gap(t, xy + rng.normal(0, 0.7, xy.shape), np.full(len(t), 0.7), 19.0, q + rng.normal(0, 0.15, 2), 0.15,
+                     19.0, rest=(np.array([0.0, 100.0]) + rng.normal(0, 0.18, 2), 0.18, 0.0))
+        assert g.gap_mm - true < 4.5 * g.sigma_mm  # never confidently clearer than it was
+        err.append(g.gap_mm - true)
+    assert np.mean(err) > -0.8  # run back a whole frame: -1.06 mm

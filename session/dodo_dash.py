@@ -1007,56 +1007,69 @@ class DodoDashSession(Session):
         """One angle sample's σ (degrees): the detector's ``angle_sigma_deg`` (1° when it has none)."""
         return float(getattr(getattr(self.detector, "config", None), "angle_sigma_deg", 1.0))
 
-    def spin_change(self, path: ThrowPath) -> tuple | None:
-        """(t0, t1 s, the change radians/s, counter-clockwise as drawn > 0): where the token's spin (its angle's rate between two samples, radians/s) first
-        changed as nothing but a touch can change it, None when it did not. In the air nothing turns
-        the token: its spin stays as thrown (the rate between the first two samples after the
-        release); on the mat friction only slows it. A rate that differs from the thrown one in the
-        air, or is faster than it anywhere, by more than k σ (σ of each rate from two angle samples)
-        was a touch of another piece before the sample after that stretch (``t1``); it began where
-        the rates before it last agreed with the thrown one within σ (``t0``; from the sample
-        before the release when the first ones already differ). A box's angle is known up to a
-        half turn."""
+    def spin_changes(self, path: ThrowPath) -> list:
+        """[(t0, t1 s, the change radians/s, counter-clockwise as drawn > 0)]: where the token's spin
+        (its angle's rate between two samples, radians/s) changed as nothing but a touch can change
+        it, in time order. In the air nothing turns the token: its spin stays as it was (first as
+        thrown: the rate between the first two samples after the release); on the mat friction only
+        slows it. A rate that differs from the one before in the air, or is faster than it anywhere,
+        by more than k σ (σ of the difference of two rates from the angle samples) was a touch of
+        another piece before the sample after that stretch (``t1``); it began where the rates before
+        it last agreed with the one before within σ (``t0``; from the sample before that one's
+        stretch when the first after it already differs). After a change, the rate just after it
+        is the one before the next. A box's angle is known up to a half turn."""
         s = path.samples
         i0 = s.i_launch
         if len(s.t) - i0 < 3:
-            return None
+            return []
         a = np.unwrap(np.radians(s.ang), period=np.pi if s.size is not None else 2 * np.pi)
         dt = np.maximum(np.diff(s.t), 1e-6)
         w = np.diff(a) / dt  # the rate over each stretch between two samples
         k = self.referee.k
-        sa = np.radians(self.angle_sigma_deg()) * np.sqrt(2.0)
+        sa = np.radians(self.angle_sigma_deg())
 
-        def off(j) -> float:  # how far (in σ) the rate over stretch j is from what a token untouched has
-            s_w = sa * float(np.hypot(1.0 / dt[i0], 1.0 / dt[j]))
+        def off(b, j) -> float:  # how far (in σ) the rate over stretch j is from what stretch b's allows
+            if j == b + 1:  # (the two rates share a sample)
+                s_w = sa * float(np.sqrt(1 / dt[b] ** 2 + (1 / dt[b] + 1 / dt[j]) ** 2 + 1 / dt[j] ** 2))
+            else:
+                s_w = sa * float(np.sqrt(2.0) * np.hypot(1.0 / dt[b], 1.0 / dt[j]))
             in_air = path.t_land is not None and s.t[j + 1] <= path.t_land
-            return max(abs(w[j]) - abs(w[i0]), abs(w[j] - w[i0]) if in_air else 0.0) / s_w
+            return max(abs(w[j]) - abs(w[b]), abs(w[j] - w[b]) if in_air else 0.0) / s_w
 
-        for j in range(i0 + 1, len(w)):
-            if off(j) > k:
+        out, b, j = [], i0, i0 + 1
+        while j < len(w):
+            if off(b, j) > k:
                 j0 = j
-                while j0 > i0 + 1 and off(j0 - 1) > 1.0:
+                while j0 > b + 1 and off(b, j0 - 1) > 1.0:
                     j0 -= 1
-                t0 = float(s.t[max(i0 - 1, 0)]) if j0 == i0 + 1 else float(s.t[j0])
-                return t0, float(s.t[j + 1]), float(w[j] - w[i0])
-        return None
+                t0 = float(s.t[max(b - 1, 0)]) if j0 == b + 1 else float(s.t[j0])
+                out.append((t0, float(s.t[j + 1]), float(w[j] - w[b])))
+                b, j = j + 1, j + 2
+            else:
+                j += 1
+        return out
 
     def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float) -> list:
         """``calls`` (:class:`RacerCall`, one per racer of ``racers``, at rest at ``rest_q``) with the
-        token's spin change (:meth:`spin_change`) as a touch: when one racer alone can have been
+        token's spin changes (:meth:`spin_changes`) as touches: when one racer alone can have been
         touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
         it can have been). A racer can have been touched where the path came within k σ of it with
         the token's base below its top, or within what the token can have strayed off it between
         two samples (it never speeds up: inside the ellipse whose foci are its places at the two
         samples and whose string is how far it can go between them) — but not inside an overlap
         that began more than k σ above its top (passing over it, the token does not touch it until
-        they part). A call
-        already sure either way stays."""
+        they part). A round token turns the way the friction of its edge sliding past the racer
+        turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
+        the other way did not. A call already sure either way stays."""
+        out = list(calls)
+        for ch in self.spin_changes(path):
+            out = self._spin_touch_at(path, ch, out, racers, rest_q, radius)
+        return out
+
+    def _spin_touch_at(self, path: ThrowPath, ch: tuple, calls: list, racers, rest_q: dict, radius: float) -> list:
+        """``calls`` with the spin change ``ch`` (:meth:`spin_changes`) as a touch (:meth:`spin_touch`)."""
         from dataclasses import replace
 
-        ch = self.spin_change(path)
-        if ch is None:
-            return calls
         k = self.referee.k
         T, P, S, A, Z, low, size = path.T, path.P, path.S, path.A, path.Z, path.low, path.samples.size
         racer_h = self.specs.piece(GAME, "racer").height

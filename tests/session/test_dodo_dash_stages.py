@@ -198,3 +198,20 @@ def test_the_way_a_token_starts_to_turn_says_which_side_it_touched(session, rate
     other = ({"racer-1", "racer-2"} - {touched}).pop()
     assert v[touched].answer == "yes" and v[touched].detail["evidence"].startswith("spun by a touch")
     assert v[other].answer == "too_close"
+
+
+def test_each_change_of_a_sliding_tokens_spin_is_found_and_a_slowing_one_is_none(session):
+    """Sliding (friction only slows its spin): turning from 0.2 s at −300°/s and from 0.4 s at
+    −700°/s: two changes, each between the samples around it; a spin slowing down: none."""
+    from dataclasses import replace
+
+    smp = samples(slide(), lambda t: 0.0)
+    path = session.fit_path(replace(smp, ang=np.where(smp.t < 0.4, spun_from(0.2)(smp.t), -60.0 - 700.0 * (smp.t - 0.4))),
+                            "egg", RACER_H)
+    changes = session.spin_changes(path)
+    assert len(changes) == 2
+    for (t0, t1, dw), t_c, sense in zip(changes, (0.2, 0.4), (-1, -1)):
+        assert t0 <= t_c <= t1 and t1 - t0 <= 0.1 and np.sign(dw) == sense
+    slowing = np.degrees(np.where(smp.t < 0, 0.0, 5.0 * smp.t - 4.0 * smp.t ** 2))  # 5 rad/s, slowing
+    path = session.fit_path(replace(smp, ang=slowing), "egg", RACER_H)
+    assert session.spin_changes(path) == []

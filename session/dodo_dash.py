@@ -879,23 +879,26 @@ class DodoDashSession(Session):
         enough to touch a racer (``touch_h`` + ``touch_margin_mm``) are kept: between two samples
         it moves along the straight chord between its true places (on the two rays, in 3D) or
         above it (a fall bends down from its chord), so where it was that low lies in the part of
-        the two rays' hull below that height (:func:`_low_part`)."""
+        the two rays' hull below that height (:func:`_span_low_part`).
+
+        Where the fall was fitted (:meth:`fall_spans`: a ballistic flight then the mat, along the
+        camera rays, gravity known) each sample's ray is only the stretch of elevations the fits
+        allow (their heights ± k σ), not 0 to the highest; a stretch between two samples both
+        above a racer's reach is left out (the token passed over it)."""
         h = self.throw_height_max(kind)
         t, xy, sig = s.t, s.xy, s.sig
         i0 = max(s.i_launch - 1, 0)
         rest = self._final_rest(s)
         n = len(t)
-        elev = np.full(n, h)
+        # each sample's elevations: its whole ray, or as the fall's fit narrows it (:meth:`fall_spans`)
+        lo, elev, _ = self.fall_spans(s, kind, rest)
         if rest is not None:
-            elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
-        top = xy.copy()
+            lo[rest[4] + 1:] = elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
+        top, bot = xy.copy(), xy.copy()
         slack_pt = np.zeros(n)
-        if self.transform is not None:
-            spec = self.specs.of_game(GAME).get(kind)
-            h_ref = spec.height / 2.0 if spec is not None else 0.0  # (the detector's plane: the token's middle)
-            up = elev > 0
-            if up.any():
-                top[up] = self.transform.image_to_mat(self.transform.mat_to_image(xy[up], h_ref), h_ref + h)
+        u = self.rays(s, kind)  # (the detector's plane: the token's middle; the ray's run per mm up)
+        if u is not None:
+            top, bot = xy + elev[:, None] * u, xy + lo[:, None] * u
         else:
             slack_pt = elev.copy()
         dt_f = float(np.median(np.diff(t))) if n > 1 else 1 / 30
@@ -903,20 +906,170 @@ class DodoDashSession(Session):
         h_c = h if touch_h is None else min(h, touch_h + self.touch_margin_mm)
         for i in range(i0, max(n - 1, i0 + 1)):
             j = min(i + 1, n - 1)
-            pts.append(_low_part(xy[i], top[i], elev[i], xy[j], top[j], elev[j], h_c))
+            low = _span_low_part(bot[i], lo[i], top[i], elev[i], bot[j], lo[j], top[j], elev[j], h_c)
+            if low is None:  # too high to touch anything all the way
+                continue
+            pts.append(low)
             ts.append(float(t[i]))
             sg.append(float(max(sig[i], sig[j])))
             gap = float(t[j] - t[i])
             slack.append(min(max(slack_pt[i], slack_pt[j]), h_c)
                          + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f else 0.0))
-        if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen
-            pts.append(_low_part(xy[-1], top[-1], elev[-1], xy[-1], top[-1], elev[-1], h))
+        if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen (at any height)
+            far = xy[-1] + h * u[-1] if u is not None else xy[-1]
+            pts.append(_span_low_part(xy[-1], 0.0, far, h, xy[-1], 0.0, far, h, h))
             ts.append(float(t[-1]))
             sg.append(float(sig[-1]))
             slack.append(slack_pt[-1] + self.max_speed_mm_s * (t_end - float(t[-1])))
         foot = float(radius) if s.size is None else max(float(radius), 0.5 * float(np.hypot(*s.size)))
         return HeightlessReach(np.array(pts, dtype=float), np.array(ts), np.array(sg), np.array(slack),
                                None if rest is None else rest[:4], foot, h)
+
+    # The fall seen along the camera rays (:meth:`fall_fit`): at least this many samples from the
+    # launch on are fitted as a ballistic flight then the mat, the best fit accepted when its χ² is
+    # this likely at least; the fitted heights' σ is scaled by ``fall_sigma_scale`` (what the fit
+    # misses by beyond its σ, the detector placing a token in the air off its ray: measured on
+    # tuning throws, the simulator's heights against the fit's)
+    fall_min_samples = 4
+    fall_p_min = 0.01
+    fall_sigma_scale = 2.0  # (seeds 0 and 1 of dodo-dash/throws, the real detector: the best fit's |z| p90 1.5, p99 2.4-2.7)
+
+    def rays(self, s: ThrowSamples, kind: str) -> np.ndarray | None:
+        """(n, 2) mat mm the camera ray through each sample moves per mm its token's base is above
+        the mat (the detector places it as if on the mat: its true place is ``xy + z · u``); None
+        without a transform."""
+        if self.transform is None:
+            return None
+        spec = self.specs.of_game(GAME).get(kind)
+        h_ref = spec.height / 2.0 if spec is not None else 0.0
+        dz = 100.0
+        top = self.transform.image_to_mat(self.transform.mat_to_image(s.xy, h_ref), h_ref + dz)
+        return (top - s.xy) / dz
+
+    def fall_fit(self, s: ThrowSamples, u: np.ndarray, i0: int, land: int, i_end: int, t_land: float) -> dict | None:
+        """A ballistic flight from sample ``i0`` landing at ``t_land`` s (after sample ``land − 1``,
+        by sample ``land``), then on the mat until sample ``i_end`` (inclusive), fitted to the
+        samples as seen along their camera rays ``u`` (:meth:`rays`), mat mm and s. In the air the
+        base is at ``X0 + V·τ`` and ``z(τ) = vz·(τ − τ_L) − g·(τ² − τ_L²)/2`` mm up (it is 0 at the
+        landing; τ from the flight's mean time), seen at ``X − z·u``; on the mat it is seen where it
+        is, going on from the landing place at its own velocity (and deceleration, with three
+        samples or more on the mat: one a slide cannot have, turning or speeding up, rules the fit
+        out, :meth:`_slides`). Each sample's σ is its ``sig``; linear least squares; the heights'
+        σ is the fit's times ``fall_sigma_scale``. {"z": (m,) heights at samples i0..i_end, "z_sigma": their σ from the
+        fit's covariance, "chi2", "dof"}; None when the fit is singular or no slide."""
+        fl = np.arange(i0, land)
+        mat = np.arange(land, i_end + 1)
+        m = len(fl) + len(mat)
+        if len(fl) < 2:
+            return None
+        tc = float(s.t[fl].mean())
+        tau, tl = s.t[fl] - tc, t_land - tc
+        dm = s.t[mat] - t_land
+        n_s = 0 if len(mat) < 2 else (1 if len(mat) < 3 else 2)  # the slide's velocity (and deceleration)
+        npar = 5 + 2 * n_s  # X0 (2), V (2), vz, slide terms
+        A = np.zeros((2 * m, npar))
+        b = np.zeros(2 * m)
+        g = self.g_mm_s2
+        uu = u[fl]
+        zk = -0.5 * g * (tau ** 2 - tl ** 2)  # the height's known part
+        for c in range(2):
+            r = slice(c, 2 * len(fl), 2)
+            A[r, c] = 1.0
+            A[r, 2 + c] = tau
+            A[r, 4] = -(tau - tl) * uu[:, c]
+            b[r] = s.xy[fl, c] + zk * uu[:, c]
+            r = slice(2 * len(fl) + c, 2 * m, 2)
+            A[r, c] = 1.0
+            A[r, 2 + c] = tl
+            for d in range(n_s):
+                A[r, 5 + 2 * d + c] = dm ** (d + 1)
+            b[r] = s.xy[mat, c]
+        sig = np.maximum(np.concatenate([s.sig[fl], s.sig[mat]]), 1e-3)
+        w = np.repeat(1.0 / sig, 2)
+        Aw, bw = A * w[:, None], b * w
+        N = Aw.T @ Aw
+        if np.linalg.cond(N) > 1e12:
+            return None
+        C = np.linalg.inv(N)
+        th = C @ (Aw.T @ bw)
+        chi2 = float(((Aw @ th - bw) ** 2).sum())
+        if n_s == 2 and not self._slides(th[5:7], 2.0 * th[7:9], 4.0 * C[7:9, 7:9]):
+            return None
+        z = np.zeros(m)
+        zs = np.zeros(m)
+        z[:len(fl)] = th[4] * (tau - tl) + zk
+        zs[:len(fl)] = np.abs(tau - tl) * np.sqrt(max(C[4, 4], 0.0)) * self.fall_sigma_scale
+        return {"z": z, "z_sigma": zs, "chi2": chi2, "dof": 2 * m - npar, "i0": i0, "land": land, "i1": i_end,
+                "t_land": t_land}
+
+    fall_land_steps = 4  # landing instants tried between two samples
+
+    def _slides(self, v, a, cov_a) -> bool:
+        """Whether a token on the mat going at ``v`` (2,) mm/s with acceleration ``a`` (2,) mm/s²
+        (its covariance ``cov_a``) can be sliding: slowing along its line by at most
+        ``max_slide_decel_mm_s2`` and turning by at most ``max_slide_turn_mm_s2``, within k σ."""
+        k = self.referee.k
+        speed = float(np.hypot(*v))
+        if speed < 1e-6:
+            return True
+        e = np.asarray(v, float) / speed
+        n = np.array([-e[1], e[0]])
+        a_par, a_perp = float(a @ e), float(a @ n)
+        s_par, s_perp = float(np.sqrt(max(e @ cov_a @ e, 0.0))), float(np.sqrt(max(n @ cov_a @ n, 0.0)))
+        return (abs(a_perp) - self.max_slide_turn_mm_s2 <= k * s_perp and a_par <= k * s_par
+                and -a_par - self.max_slide_decel_mm_s2 <= k * s_par)
+
+    def fall_spans(self, s: ThrowSamples, kind: str, rest=None) -> tuple[np.ndarray, np.ndarray, list]:
+        """(lo, hi) (n,) mm: the elevations each sample's token can have had: its whole camera ray
+        (0 to :meth:`throw_height_max`) unless the fall is fitted. When the token is seen at rest
+        after the launch (``rest``: :meth:`_final_rest`), or its last three samples, all after the
+        launch, agree (within 3 σ: no flight stays so still), the samples from the launch on are
+        fitted as a ballistic flight then the mat (:meth:`fall_fit`), for every sample
+        it can have landed by and ``fall_land_steps`` instants before it; the flights whose χ² is
+        within k² (the referee's k) of the best one's, the best being likely (``fall_p_min``), are
+        kept, and each sample's span is the union of their heights ± σ·√(k² − Δχ²) there (the
+        k-σ confidence region of the fits together), within 0..the highest. And the fits kept (empty: none). A curving throw (the Feather) is not ballistic
+        across the mat and is not fitted."""
+        from scipy.stats import chi2 as chi2_dist
+
+        h = self.throw_height_max(kind)
+        n = len(s.t)
+        lo, hi = np.zeros(n), np.full(n, h)
+        u = self.rays(s, kind)
+        if rest is not None:
+            i_end = n - 1  # (its slide to the rest and the rest: the mat after the landing)
+        elif n - 3 > s.i_launch and (np.hypot(*(s.xy[-3:] - np.median(s.xy[-3:], axis=0)).T)
+                                     <= 3.0 * np.sqrt(2.0) * s.sig[-3:]).all():
+            i_end = n - 1
+        else:
+            return lo, hi, []
+        if u is None or kind in CURVING or h <= 0:
+            return lo, hi, []
+        i0 = s.i_launch
+        if i_end - i0 < self.fall_min_samples:
+            return lo, hi, []
+        fits = []
+        for land in range(i0 + 2, i_end + 1):
+            for t_l in np.linspace(s.t[land - 1], s.t[land], self.fall_land_steps + 1)[1:]:
+                f = self.fall_fit(s, u, i0, land, i_end, float(t_l))
+                if f is not None and f["dof"] > 0:
+                    fits.append(f)
+        if not fits:
+            return lo, hi, []
+        k = self.referee.k
+        best = min(fits, key=lambda f: f["chi2"])
+        if chi2_dist.sf(best["chi2"], best["dof"]) < self.fall_p_min:
+            return lo, hi, []
+        kept = [f for f in fits if f["chi2"] <= best["chi2"] + k * k]
+        a = np.full(i_end - i0 + 1, np.inf)
+        b = np.full(i_end - i0 + 1, -np.inf)
+        for f in kept:  # (the k-σ region of all the fits together, seen at each sample's height)
+            w = np.sqrt(max(k * k - (f["chi2"] - best["chi2"]), 0.0)) * f["z_sigma"]
+            a = np.minimum(a, f["z"] - w)
+            b = np.maximum(b, f["z"] + w)
+        lo[i0:i_end + 1] = np.clip(a, 0.0, h)
+        hi[i0:i_end + 1] = np.clip(b, 0.0, h)
+        return lo, hi, kept
 
     rest_min_samples = 4  # a token seen still this many frames at the end has come to rest on the mat
 
@@ -1300,6 +1453,27 @@ def _low_part(a, a_top, a_h: float, b, b_top, b_h: float, h_c: float) -> list:
             (p, zp), (q, zq) = verts[m], verts[n]
             if (zp - h_c) * (zq - h_c) < 0:
                 out.append(p + (q - p) * (h_c - zp) / (zq - zp))
+    out += [out[0]] * (8 - len(out))
+    return out[:8]
+
+
+def _span_low_part(a, a_lo: float, a_top, a_hi: float, b, b_lo: float, b_top, b_hi: float, h_c: float) -> list:
+    """The corners (2,) mat mm of where the token can have been between two samples with its base
+    at most ``h_c`` mm above the mat: the part below ``h_c`` of the hull (in 3D) of the two stretches
+    of camera ray it can have been on, sample ``a`` from ``a`` at elevation ``a_lo`` mm to ``a_top``
+    at ``a_hi``, ``b`` likewise, seen from above; always 8 corners (repeated where fewer); None
+    when both stretches lie above ``h_c`` (between them the token, above its chord, never came
+    that low)."""
+    verts = [(np.asarray(a, float), float(a_lo)), (np.asarray(a_top, float), float(a_hi)),
+             (np.asarray(b, float), float(b_lo)), (np.asarray(b_top, float), float(b_hi))]
+    out = [p for p, z in verts if z <= h_c]
+    for m in range(4):
+        for n in range(m + 1, 4):
+            (p, zp), (q, zq) = verts[m], verts[n]
+            if (zp - h_c) * (zq - h_c) < 0:
+                out.append(p + (q - p) * (h_c - zp) / (zq - zp))
+    if not out:
+        return None
     out += [out[0]] * (8 - len(out))
     return out[:8]
 

@@ -954,7 +954,8 @@ class DodoDashSession(Session):
         landing; τ from the flight's mean time), seen at ``X − z·u``; on the mat it is seen where it
         is, going on from the landing place at its own velocity (and deceleration, with three
         samples or more on the mat: one a slide cannot have, turning or speeding up, rules the fit
-        out, :meth:`_slides`). Each sample's σ is its ``sig``; linear least squares; the heights'
+        out, :meth:`_slides`), these within ``max_speed_mm_s`` and ``max_slide_decel_mm_s2`` (1 σ,
+        a prior: one sample on the mat says nothing of where it landed). Each sample's σ is its ``sig``; linear least squares; the heights'
         σ is the fit's times ``fall_sigma_scale``. {"z": (m,) heights at samples i0..i_end, "z_sigma": their σ from the
         fit's covariance, "chi2", "dof"}; None when the fit is singular or no slide."""
         fl = np.arange(i0, land)
@@ -965,10 +966,10 @@ class DodoDashSession(Session):
         tc = float(s.t[fl].mean())
         tau, tl = s.t[fl] - tc, t_land - tc
         dm = s.t[mat] - t_land
-        n_s = 0 if len(mat) < 2 else (1 if len(mat) < 3 else 2)  # the slide's velocity (and deceleration)
+        n_s = 1 if len(mat) < 3 else 2  # the slide's velocity (and deceleration)
         npar = 5 + 2 * n_s  # X0 (2), V (2), vz, slide terms
-        A = np.zeros((2 * m, npar))
-        b = np.zeros(2 * m)
+        A = np.zeros((2 * m + 2 * n_s, npar))  # (and the slide's bounds, as a prior)
+        b = np.zeros(2 * m + 2 * n_s)
         g = self.g_mm_s2
         uu = u[fl]
         zk = -0.5 * g * (tau ** 2 - tl ** 2)  # the height's known part
@@ -984,15 +985,19 @@ class DodoDashSession(Session):
             for d in range(n_s):
                 A[r, 5 + 2 * d + c] = dm ** (d + 1)
             b[r] = s.xy[mat, c]
+        for d in range(n_s):  # slide speed within the fastest throw, deceleration within friction's
+            for c in range(2):
+                A[2 * m + 2 * d + c, 5 + 2 * d + c] = 1.0
         sig = np.maximum(np.concatenate([s.sig[fl], s.sig[mat]]), 1e-3)
-        w = np.repeat(1.0 / sig, 2)
+        w = np.concatenate([np.repeat(1.0 / sig, 2),
+                            np.repeat([1.0 / self.max_speed_mm_s, 2.0 / self.max_slide_decel_mm_s2][:n_s], 2)])
         Aw, bw = A * w[:, None], b * w
         N = Aw.T @ Aw
         if np.linalg.cond(N) > 1e12:
             return None
         C = np.linalg.inv(N)
         th = C @ (Aw.T @ bw)
-        chi2 = float(((Aw @ th - bw) ** 2).sum())
+        chi2 = float(((Aw[:2 * m] @ th - bw[:2 * m]) ** 2).sum())
         if n_s == 2 and not self._slides(th[5:7], 2.0 * th[7:9], 4.0 * C[7:9, 7:9]):
             return None
         z = np.zeros(m)
@@ -1022,9 +1027,9 @@ class DodoDashSession(Session):
     def fall_spans(self, s: ThrowSamples, kind: str, rest=None) -> tuple[np.ndarray, np.ndarray, list]:
         """(lo, hi) (n,) mm: the elevations each sample's token can have had: its whole camera ray
         (0 to :meth:`throw_height_max`) unless the fall is fitted. When the token is seen at rest
-        after the launch (``rest``: :meth:`_final_rest`), or its last three samples, all after the
-        launch, agree (within 3 σ: no flight stays so still), the samples from the launch on are
-        fitted as a ballistic flight then the mat (:meth:`fall_fit`), for every sample
+        after the launch (its last three samples, all after the launch, agree within 3 σ: no
+        flight stays so still), the samples from the launch to the first of that still run (or the
+        first at rest, ``rest``: :meth:`_final_rest`) and two more are fitted as a ballistic flight then the mat (:meth:`fall_fit`), for every sample
         it can have landed by and ``fall_land_steps`` instants before it; the flights whose χ² is
         within k² (the referee's k) of the best one's, the best being likely (``fall_p_min``), are
         kept, and each sample's span is the union of their heights ± σ·√(k² − Δχ²) there (the
@@ -1036,13 +1041,15 @@ class DodoDashSession(Session):
         n = len(s.t)
         lo, hi = np.zeros(n), np.full(n, h)
         u = self.rays(s, kind)
+        # the first sample of the still run the samples end with (at least three, all after the launch)
+        p_end = np.median(s.xy[-3:], axis=0)
+        still = np.hypot(*(s.xy - p_end).T) <= 3.0 * np.sqrt(2.0) * s.sig
+        i_end = n - int(np.argmin(still[::-1])) if not still.all() else 0
         if rest is not None:
-            i_end = n - 1  # (its slide to the rest and the rest: the mat after the landing)
-        elif n - 3 > s.i_launch and (np.hypot(*(s.xy[-3:] - np.median(s.xy[-3:], axis=0)).T)
-                                     <= 3.0 * np.sqrt(2.0) * s.sig[-3:]).all():
-            i_end = n - 1
-        else:
+            i_end = min(i_end, rest[4])
+        if n - i_end < 3 or i_end <= s.i_launch:
             return lo, hi, []
+        i_end += 2  # (and two still: where its slide ended; a longer rest is no slide)
         if u is None or kind in CURVING or h <= 0:
             return lo, hi, []
         i0 = s.i_launch
@@ -1069,6 +1076,7 @@ class DodoDashSession(Session):
             b = np.maximum(b, f["z"] + w)
         lo[i0:i_end + 1] = np.clip(a, 0.0, h)
         hi[i0:i_end + 1] = np.clip(b, 0.0, h)
+        lo[i_end + 1:] = hi[i_end + 1:] = 0.0  # (still after it: at rest on the mat)
         return lo, hi, kept
 
     rest_min_samples = 4  # a token seen still this many frames at the end has come to rest on the mat

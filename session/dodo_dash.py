@@ -1130,7 +1130,6 @@ class DodoDashSession(Session):
 
     # -- a token the detector lost -------------------------------------------------------------------
     lost_frames = 2  # a projectile at rest unseen this many frames in a row while a throw is awaited is gone
-    lost_watch_frames = 5  # ... and one of its kind that appears counts once the throw was awaited this many frames
     lost_gone_s = 0.5  # a flick opened by a lost token is over once nothing moved for this long and it is not back,
     lost_back_frames = 3  # ... or once it has been seen back, still, this many frames
 
@@ -1140,9 +1139,9 @@ class DodoDashSession(Session):
         a token of it seen at rest (its place: the median of its first samples, mat mm) that is
         unseen ``lost_frames`` frames in a row ("vanished"), or seen again farther from that place
         than the motion's noise allows ("reappeared displaced": a flick too fast for the motion
-        test, which loses a piece's history when it drops out), or a token of that kind that appears
-        once the throw was awaited ``lost_watch_frames`` frames, seen in two frames ("appeared": it
-        was in the air or in the hand, unseen or seen as something else)."""
+        test, which loses a piece's history when it drops out). A token of that kind that appears
+        where none rested is no throw seen (a player putting it down, or one thrown from the hand
+        unseen): only motion opens a flick then."""
         exp = self.expecting()
         key = (len(self.flicks), None if exp is None else exp.get("projectile"))
         if exp is None or exp.get("action") != "throw":
@@ -1163,15 +1162,13 @@ class DodoDashSession(Session):
             xy, sig = np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i])
             r = w["ref"].get(tid)
             if r is None:
-                w["ref"][tid] = r = {"pts": [], "last": w["n"], "new": w["n"] > self.lost_watch_frames}
+                w["ref"][tid] = r = {"pts": [], "last": w["n"]}
             if len(r["pts"]) >= 3:
                 d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
                 if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
                     why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
             if len(r["pts"]) < 5:
                 r["pts"].append(xy)
-            if r["new"] and len(r["pts"]) == 2:
-                why = why or f"a {obs.kind[i]} appeared"
             r["last"] = w["n"]
         for tid, r in w["ref"].items():
             if tid not in seen and len(r["pts"]) >= 3 and w["n"] - r["last"] >= self.lost_frames:
@@ -1196,10 +1193,10 @@ class DodoDashSession(Session):
 
     def lost_samples(self, flick: Flick):
         """The projectile's samples when no track of it was seen moving but the detector lost it
-        (vanished from where it rested before the flick, or a token of its kind reappeared away
-        from there, or appeared where none rested): (:class:`ThrowSamples` of the tokens of its
-        kind in time order (one per frame: the resting one, then those seen after it was last
-        seen), its kind, radius mm, why); None when none was lost (it is still where it rested)."""
+        (vanished from where it rested before the flick, or reappeared away from there beyond the
+        motion's noise): (:class:`ThrowSamples` of the tokens of its kind in time order (one per
+        frame: the resting one, then those seen after it was last seen), its kind, radius mm, why);
+        None when none was lost (it is still where it rested) or none rested before the flick."""
         kind = flick.expected.get("projectile", "")
         t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
         # (every track seen in the flick's frames: one that vanished before the flick opened too)
@@ -1211,26 +1208,24 @@ class DodoDashSession(Session):
         dt = self._frame_s(flick)
         rested = [tr for tr in tracks if sum(t < flick.t_start for t in tr.t) >= 3]
         later = [tr for tr in tracks if tr not in rested]
+        if not rested:  # none rested: one that appears is no throw seen
+            return None
         why = None
-        rest = None
-        if rested:
-            tr0 = max(rested, key=lambda tr: len(tr.t))
-            t0, xy0 = tr0.trajectory()
-            pre = t0 < flick.t_start
-            rest = np.median(xy0[pre], axis=0)
-            if t0[-1] < t_last - (self.lost_frames - 0.5) * dt:
-                why = "it vanished from where it rested"
-            sig = self._rest_sigma()
-            off = np.hypot(*(xy0[~pre] - rest).T) if (~pre).any() else np.zeros(0)
-            if len(off) and float(off.max()) > max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * sig):
-                why = why or f"it reappeared {float(off.max()):.0f} mm from where it rested"
-            tracks = [tr0] + [tr for tr in later if tr.t[0] > t0[-1] - 1e-9 or not why]
-        else:
-            tracks = later
-        if later and why is None:
-            why = f"a {kind or later[0].kind} appeared" + (" away from where one rested" if rested else "")
+        tr0 = max(rested, key=lambda tr: len(tr.t))
+        t0, xy0 = tr0.trajectory()
+        pre = t0 < flick.t_start
+        rest = np.median(xy0[pre], axis=0)
+        if t0[-1] < t_last - (self.lost_frames - 0.5) * dt:
+            why = "it vanished from where it rested"
+        sig = [float(fr.obs.sigma[k[0]]) for fr in flick.frames if len(k := np.flatnonzero(fr.obs.track_id == tr0.id))]
+        sig = float(np.median(sig)) if sig else self._rest_sigma()
+        off = np.hypot(*(xy0[~pre] - rest).T) if (~pre).any() else np.zeros(0)
+        if len(off) and float(off.max()) > max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * sig):
+            why = why or f"it reappeared {float(off.max()):.0f} mm from where it rested"
         if why is None:
             return None
+        # the resting one, then those of its kind seen after it was last seen (where it reappeared)
+        tracks = [tr0] + [tr for tr in later if tr.t[0] > t0[-1] - 1e-9]
         rows = {}
         for fr in flick.frames:
             for tr in tracks:

@@ -91,3 +91,9 @@ def test_a_token_dropped_for_a_frame_or_more_and_back_in_place_is_no_throw(gap):
     assert all(f.status == "no-call" for f in s.flicks)
     assert len(s.flicks) == (gap >= DodoDashSession.lost_frames)
     assert s.game.pushed == []
+
+
+def test_a_token_put_down_where_none_rested_opens_no_flick():
+    """A player puts the Banana down before throwing it: it appears, it was not lost."""
+    s = play([racers()] * 15 + [racers() + [banana(400, 300)]] * 25)
+    assert s.flicks == []

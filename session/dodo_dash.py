@@ -17,7 +17,11 @@
   A detector that does not measure heights (``measures_height`` False or absent: the token in the
   air is placed as if on the mat) gets calls that do not depend on the height: a racer the token
   cannot have reached while low enough to touch it, at any height up its camera rays, is not hit;
-  one it came to rest on is; the rest wait for a person.
+  one it came to rest on is; the rest wait for a person. Where its fall can be fitted along those
+  rays (a ballistic flight, gravity known, then the mat) the heights the fits allow narrow each ray.
+- **Lost tokens.** A projectile at rest that vanishes (flicked too fast or thrown too high for the
+  detector) or reappears away from its place while a throw is awaited opens the flick though no
+  motion was seen; it is judged from the places seen, and a person is asked where its path is unknown.
 - **Positions.** After every settle each named racer's hex is read (:func:`referee.hexes.hex_calls`)
   and compared with the engine's; a mismatch is an event proposing a ``Correct`` (a judge's action).
 - **Dice, traps, drifts.** The players enter the dice (``act(Roll(value))`` with ``dice="table"``);

@@ -847,6 +847,145 @@ class DodoDashSession(Session):
         return cands
 
     # -- stage 3, for a detector that does not measure heights -------------------------------------
+    # -- a token the detector lost -------------------------------------------------------------------
+    lost_frames = 2  # a projectile at rest unseen this many frames in a row while a throw is awaited is gone
+    lost_gone_s = 0.5  # a flick opened by a lost token is over once nothing moved for this long and it is not back,
+    lost_back_frames = 3  # ... or once it has been seen back, still, this many frames
+
+    def lost_motion(self, obs: Observation) -> str | None:
+        """While a throw is awaited and nothing is seen moving: why a throw happened all the same
+        (:meth:`session.core.Session.lost_motion`), or None. The projectile's kind is watched:
+        a token of it seen at rest (its place: the median of its first samples, mat mm) that is
+        unseen ``lost_frames`` frames in a row ("vanished"), or seen again farther from that place
+        than the motion's noise allows ("reappeared displaced": a flick too fast for the motion
+        test, which loses a piece's history when it drops out). A token of that kind that appears
+        where none rested is no throw seen (a player putting it down, or one thrown from the hand
+        unseen): only motion opens a flick then."""
+        exp = self.expecting()
+        key = (len(self.flicks), None if exp is None else exp.get("projectile"))
+        if exp is None or exp.get("action") != "throw":
+            return None
+        w = self.__dict__.get("_lost_watch")
+        if w is None or w["key"] != key:
+            w = self._lost_watch = {"key": key, "n": 0, "ref": {}}
+        w["n"] += 1
+        kind = exp.get("projectile", "")
+        k = self.motion.config.k
+        why = None
+        seen = set()
+        for i, tid in enumerate(obs.track_id):
+            tid = int(tid)
+            if tid < 0 or obs.kind[i] not in PROJECTILES or (kind and obs.kind[i] != kind):
+                continue
+            seen.add(tid)
+            xy, sig = np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i])
+            r = w["ref"].get(tid)
+            if r is None:
+                w["ref"][tid] = r = {"pts": [], "last": w["n"]}
+            if len(r["pts"]) >= 3:
+                d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
+                if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
+                    why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
+            if len(r["pts"]) < 5:
+                r["pts"].append(xy)
+            r["last"] = w["n"]
+        for tid, r in w["ref"].items():
+            if tid not in seen and len(r["pts"]) >= 3 and w["n"] - r["last"] >= self.lost_frames:
+                why = why or "the projectile vanished from where it rested"
+        return why
+
+    def lost_settled(self, flick: Flick) -> bool:
+        """A flick opened by a lost token is over once the projectile's kind has been seen still
+        ``lost_back_frames`` frames (it is back on the mat), or nothing moved for ``lost_gone_s``."""
+        if flick.still_frames * self._frame_s(flick) >= self.lost_gone_s:
+            return True
+        kind = flick.expected.get("projectile", "")
+        last = flick.frames[-self.lost_back_frames:]
+        if len(last) < self.lost_back_frames or flick.still_frames < self.lost_back_frames:
+            return False
+        return all(any(k in PROJECTILES and (not kind or k == kind) for k in f.obs.kind) for f in last)
+
+    @staticmethod
+    def _frame_s(flick: Flick) -> float:
+        ts = [f.t for f in flick.frames[-8:]]
+        return float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
+
+    def lost_samples(self, flick: Flick):
+        """The projectile's samples when no track of it was seen moving but the detector lost it
+        (vanished from where it rested before the flick, or reappeared away from there beyond the
+        motion's noise): (:class:`ThrowSamples` of the tokens of its kind in time order (one per
+        frame: the resting one, then those seen after it was last seen), its kind, radius mm, why);
+        None when none was lost (it is still where it rested) or none rested before the flick."""
+        kind = flick.expected.get("projectile", "")
+        t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
+        # (every track seen in the flick's frames: one that vanished before the flick opened too)
+        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t_first
+                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind)]
+        if not tracks:
+            return None
+        t_last = float(flick.frames[-1].t) if flick.frames else flick.t_start
+        dt = self._frame_s(flick)
+        rested = [tr for tr in tracks if sum(t < flick.t_start for t in tr.t) >= 3]
+        later = [tr for tr in tracks if tr not in rested]
+        if not rested:  # none rested: one that appears is no throw seen
+            return None
+        why = None
+        tr0 = max(rested, key=lambda tr: len(tr.t))
+        t0, xy0 = tr0.trajectory()
+        pre = t0 < flick.t_start
+        rest = np.median(xy0[pre], axis=0)
+        if t0[-1] < t_last - (self.lost_frames - 0.5) * dt:
+            why = "it vanished from where it rested"
+        sig = [float(fr.obs.sigma[k[0]]) for fr in flick.frames if len(k := np.flatnonzero(fr.obs.track_id == tr0.id))]
+        sig = float(np.median(sig)) if sig else self._rest_sigma()
+        off = np.hypot(*(xy0[~pre] - rest).T) if (~pre).any() else np.zeros(0)
+        if len(off) and float(off.max()) > max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * sig):
+            why = why or f"it reappeared {float(off.max()):.0f} mm from where it rested"
+        if why is None:
+            return None
+        # the resting one, then those of its kind seen after it was last seen (where it reappeared)
+        tracks = [tr0] + [tr for tr in later if tr.t[0] > t0[-1] - 1e-9]
+        rows = {}
+        for fr in flick.frames:
+            for tr in tracks:
+                k = np.flatnonzero(fr.obs.track_id == tr.id)
+                if len(k) and fr.index not in rows:
+                    i = k[0]
+                    rows[fr.index] = (fr.t, fr.obs.xy[i], fr.obs.height[i], fr.obs.sigma[i], fr.obs.angle[i],
+                                      fr.obs.size[i], tr)
+        rows = [rows[i] for i in sorted(rows)]
+        tr = rows[-1][6] if rows else tracks[0]
+        radius = float(tr.radius)
+        if not rows:
+            return None
+        t = np.array([r[0] for r in rows], dtype=float)
+        size = rows[-1][5]
+        before = t < flick.t_start
+        i_launch = int(before.sum()) if before.any() else 0
+        s = ThrowSamples(t, np.array([r[1] for r in rows], dtype=float), np.zeros(len(t)),
+                         np.array([r[3] for r in rows], dtype=float), np.array([r[4] for r in rows], dtype=float),
+                         tuple(size) if size[0] > 0 else None, min(i_launch, len(t) - 1),
+                         float(t[max(i_launch - 1, 0)]) if before.any() else float(flick.t_start))
+        return s, tr.kind, radius, why
+
+    def lost_verdicts(self, flick: Flick, s: ThrowSamples, kind: str, radius: float, racers) -> tuple[list, list]:
+        """The verdicts on a throw whose token the detector lost (:meth:`lost_samples`): its places
+        as seen, without heights (:meth:`heightless_reach`: the camera rays up to the kind's
+        highest; where frames went without it, as far as it can have gone unseen; from before the
+        first sample (its start unseen), from anywhere it can have come from), each racer called by
+        :meth:`racer_call_heightless`. With fewer than two samples, every racer is asked."""
+        racer_h = self.specs.piece(GAME, "racer").height
+        rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
+        if len(s.t) < 2:
+            return self.ordered_verdicts(flick, [RacerCall(r.name, 0.0, None, 1.0, "token lost", None) for r in racers])
+        t_end = float(flick.frames[-1].t) if flick.frames else float(s.t[-1])
+        reach = self.heightless_reach(s, kind, radius, t_end, touch_h=racer_h)
+        if s.t[0] >= flick.t_start:  # its start unseen: it can have come from anywhere the throw reaches
+            reach.slack = reach.slack.copy()
+            reach.slack[0] += self.max_speed_mm_s * max(float(s.t[0]) - self.t0(flick), 2 * self._frame_s(flick))
+        return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, radius, s.size)
+                                             for r in racers])
+
     # The highest a thrown token's base goes above the mat (mm), by kind, with a margin: the
     # rulebook's throws as the simulator draws them (sim/config.yaml ``dodo-dash.projectiles``):
     # the Meteorite dropped from at most 400 mm, the Log from 70 mm, the Feather from 120 mm thrown
@@ -1131,145 +1270,6 @@ class DodoDashSession(Session):
             return RacerCall(r.name, 0.0, None, 1.0, "not seen after the launch", None)
         i = int(np.argmin(gap / sig))
         return RacerCall(r.name, -float(gap[i]), float(reach.t[i]), float(sig[i]), "out of reach at any height", None)
-
-    # -- a token the detector lost -------------------------------------------------------------------
-    lost_frames = 2  # a projectile at rest unseen this many frames in a row while a throw is awaited is gone
-    lost_gone_s = 0.5  # a flick opened by a lost token is over once nothing moved for this long and it is not back,
-    lost_back_frames = 3  # ... or once it has been seen back, still, this many frames
-
-    def lost_motion(self, obs: Observation) -> str | None:
-        """While a throw is awaited and nothing is seen moving: why a throw happened all the same
-        (:meth:`session.core.Session.lost_motion`), or None. The projectile's kind is watched:
-        a token of it seen at rest (its place: the median of its first samples, mat mm) that is
-        unseen ``lost_frames`` frames in a row ("vanished"), or seen again farther from that place
-        than the motion's noise allows ("reappeared displaced": a flick too fast for the motion
-        test, which loses a piece's history when it drops out). A token of that kind that appears
-        where none rested is no throw seen (a player putting it down, or one thrown from the hand
-        unseen): only motion opens a flick then."""
-        exp = self.expecting()
-        key = (len(self.flicks), None if exp is None else exp.get("projectile"))
-        if exp is None or exp.get("action") != "throw":
-            return None
-        w = self.__dict__.get("_lost_watch")
-        if w is None or w["key"] != key:
-            w = self._lost_watch = {"key": key, "n": 0, "ref": {}}
-        w["n"] += 1
-        kind = exp.get("projectile", "")
-        k = self.motion.config.k
-        why = None
-        seen = set()
-        for i, tid in enumerate(obs.track_id):
-            tid = int(tid)
-            if tid < 0 or obs.kind[i] not in PROJECTILES or (kind and obs.kind[i] != kind):
-                continue
-            seen.add(tid)
-            xy, sig = np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i])
-            r = w["ref"].get(tid)
-            if r is None:
-                w["ref"][tid] = r = {"pts": [], "last": w["n"]}
-            if len(r["pts"]) >= 3:
-                d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
-                if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
-                    why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
-            if len(r["pts"]) < 5:
-                r["pts"].append(xy)
-            r["last"] = w["n"]
-        for tid, r in w["ref"].items():
-            if tid not in seen and len(r["pts"]) >= 3 and w["n"] - r["last"] >= self.lost_frames:
-                why = why or "the projectile vanished from where it rested"
-        return why
-
-    def lost_settled(self, flick: Flick) -> bool:
-        """A flick opened by a lost token is over once the projectile's kind has been seen still
-        ``lost_back_frames`` frames (it is back on the mat), or nothing moved for ``lost_gone_s``."""
-        if flick.still_frames * self._frame_s(flick) >= self.lost_gone_s:
-            return True
-        kind = flick.expected.get("projectile", "")
-        last = flick.frames[-self.lost_back_frames:]
-        if len(last) < self.lost_back_frames or flick.still_frames < self.lost_back_frames:
-            return False
-        return all(any(k in PROJECTILES and (not kind or k == kind) for k in f.obs.kind) for f in last)
-
-    @staticmethod
-    def _frame_s(flick: Flick) -> float:
-        ts = [f.t for f in flick.frames[-8:]]
-        return float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
-
-    def lost_samples(self, flick: Flick):
-        """The projectile's samples when no track of it was seen moving but the detector lost it
-        (vanished from where it rested before the flick, or reappeared away from there beyond the
-        motion's noise): (:class:`ThrowSamples` of the tokens of its kind in time order (one per
-        frame: the resting one, then those seen after it was last seen), its kind, radius mm, why);
-        None when none was lost (it is still where it rested) or none rested before the flick."""
-        kind = flick.expected.get("projectile", "")
-        t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
-        # (every track seen in the flick's frames: one that vanished before the flick opened too)
-        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t_first
-                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind)]
-        if not tracks:
-            return None
-        t_last = float(flick.frames[-1].t) if flick.frames else flick.t_start
-        dt = self._frame_s(flick)
-        rested = [tr for tr in tracks if sum(t < flick.t_start for t in tr.t) >= 3]
-        later = [tr for tr in tracks if tr not in rested]
-        if not rested:  # none rested: one that appears is no throw seen
-            return None
-        why = None
-        tr0 = max(rested, key=lambda tr: len(tr.t))
-        t0, xy0 = tr0.trajectory()
-        pre = t0 < flick.t_start
-        rest = np.median(xy0[pre], axis=0)
-        if t0[-1] < t_last - (self.lost_frames - 0.5) * dt:
-            why = "it vanished from where it rested"
-        sig = [float(fr.obs.sigma[k[0]]) for fr in flick.frames if len(k := np.flatnonzero(fr.obs.track_id == tr0.id))]
-        sig = float(np.median(sig)) if sig else self._rest_sigma()
-        off = np.hypot(*(xy0[~pre] - rest).T) if (~pre).any() else np.zeros(0)
-        if len(off) and float(off.max()) > max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * sig):
-            why = why or f"it reappeared {float(off.max()):.0f} mm from where it rested"
-        if why is None:
-            return None
-        # the resting one, then those of its kind seen after it was last seen (where it reappeared)
-        tracks = [tr0] + [tr for tr in later if tr.t[0] > t0[-1] - 1e-9]
-        rows = {}
-        for fr in flick.frames:
-            for tr in tracks:
-                k = np.flatnonzero(fr.obs.track_id == tr.id)
-                if len(k) and fr.index not in rows:
-                    i = k[0]
-                    rows[fr.index] = (fr.t, fr.obs.xy[i], fr.obs.height[i], fr.obs.sigma[i], fr.obs.angle[i],
-                                      fr.obs.size[i], tr)
-        rows = [rows[i] for i in sorted(rows)]
-        tr = rows[-1][6] if rows else tracks[0]
-        radius = float(tr.radius)
-        if not rows:
-            return None
-        t = np.array([r[0] for r in rows], dtype=float)
-        size = rows[-1][5]
-        before = t < flick.t_start
-        i_launch = int(before.sum()) if before.any() else 0
-        s = ThrowSamples(t, np.array([r[1] for r in rows], dtype=float), np.zeros(len(t)),
-                         np.array([r[3] for r in rows], dtype=float), np.array([r[4] for r in rows], dtype=float),
-                         tuple(size) if size[0] > 0 else None, min(i_launch, len(t) - 1),
-                         float(t[max(i_launch - 1, 0)]) if before.any() else float(flick.t_start))
-        return s, tr.kind, radius, why
-
-    def lost_verdicts(self, flick: Flick, s: ThrowSamples, kind: str, radius: float, racers) -> tuple[list, list]:
-        """The verdicts on a throw whose token the detector lost (:meth:`lost_samples`): its places
-        as seen, without heights (:meth:`heightless_reach`: the camera rays up to the kind's
-        highest; where frames went without it, as far as it can have gone unseen; from before the
-        first sample (its start unseen), from anywhere it can have come from), each racer called by
-        :meth:`racer_call_heightless`. With fewer than two samples, every racer is asked."""
-        racer_h = self.specs.piece(GAME, "racer").height
-        rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
-        if len(s.t) < 2:
-            return self.ordered_verdicts(flick, [RacerCall(r.name, 0.0, None, 1.0, "token lost", None) for r in racers])
-        t_end = float(flick.frames[-1].t) if flick.frames else float(s.t[-1])
-        reach = self.heightless_reach(s, kind, radius, t_end, touch_h=racer_h)
-        if s.t[0] >= flick.t_start:  # its start unseen: it can have come from anywhere the throw reaches
-            reach.slack = reach.slack.copy()
-            reach.slack[0] += self.max_speed_mm_s * max(float(s.t[0]) - self.t0(flick), 2 * self._frame_s(flick))
-        return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, radius, s.size)
-                                             for r in racers])
 
     # -- stage 4: the verdicts, in the order first touched -----------------------------------------
     def ordered_verdicts(self, flick: Flick, calls: list) -> tuple[list, list]:

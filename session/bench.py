@@ -22,7 +22,8 @@ Figures:
   640×480 through a framed camera and seen by :class:`vision.detect.Detector` (classical); the
   pieces it finds before the flick are named by the nearest simulator piece (the user naming them
   on the dashboard), the calls scored as above, and the detector's CPU and the step's wall time per
-  frame reported;
+  frame reported; the wrong throws by why (no flick, no call, a confident call; and whether the
+  detector found a token of the projectile's kind in any frame at all);
 - memory: peak RSS of the process (``resource.getrusage``) and the tracemalloc peak of one full
   simulated game (``session.simgame``) with a 640×480 image on every frame.
 
@@ -60,6 +61,7 @@ class SuiteFigures:
     step_wall_s: list = field(default_factory=list)  # wall time of each step (the real detector's figures)
     asked_but_wrong: int = 0  # throws: asked a person, yet some other racer's call was confident and not the truth
     seen: dict = field(default_factory=dict)  # the real detector: "kind where" -> [piece-frames, that kind found in the frame, found within 15 mm]
+    wrong_why: dict = field(default_factory=dict)  # throws: why each wrong call was wrong -> count
 
     def rate(self, n: int) -> float:
         return n / self.scenes if self.scenes else 0.0
@@ -80,7 +82,8 @@ class SuiteFigures:
                     "step_wall_ms_p95": round(1e3 * float(np.percentile(self.step_wall_s, 95)), 2),
                     "step_wall_over_33ms": round(float(np.mean(np.array(self.step_wall_s) > 1 / 30)), 4)}
                    if self.step_wall_s else {}),
-                **({"seen": self.seen} if self.seen else {})}
+                **({"seen": self.seen} if self.seen else {}),
+                **({"wrong_why": self.wrong_why} if self.wrong_why else {})}
 
 
 class _StubDinoDunk:
@@ -195,8 +198,13 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
         fig.wrong += 1
         tally["wrong"] += 1
         fig.first_wrong += 1
+        why = "no flick" if flick is None else "no call"
+        found = getattr(det, "found", None)
+        if found is not None and not found.get(scn.meta["projectile"], 0):
+            why += ", the detector found no token of the projectile's kind in any frame"
+        fig.wrong_why[why] = fig.wrong_why.get(why, 0) + 1
         fig.failures.append({"index": i, "projectile": scn.meta["projectile"],
-                             "why": "no flick" if flick is None else "; ".join(flick.notes)})
+                             "why": why if flick is None else f"{why}: " + "; ".join(flick.notes)})
         return
     verdicts = {v.detail["racer"]: v for v in flick.ruling.verdicts}
     want = set(truth["touched_racers"])
@@ -215,6 +223,7 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
     else:
         fig.wrong += 1
         tally["wrong"] += 1
+        fig.wrong_why["a confident call"] = fig.wrong_why.get("a confident call", 0) + 1
         fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "truth": sorted(want),
                              "session": {r: [v.answer, round(-v.margin, 2), v.detail["evidence"]] for r, v in verdicts.items()}})
     # first touched: the earliest racer whose touch is not a confident "no"
@@ -303,6 +312,7 @@ class RealDetector:
         self.last_ids: list = []
         self.cpu_ms: list = []
         self.seen: dict = {}
+        self.found: dict = {}  # kind -> frames with a find of it while a piece of it (not a racer) was there
         self._cache = {}
 
     def render(self, scene, index: int):
@@ -339,7 +349,11 @@ class RealDetector:
             same = obs.xy[kinds == p.kind]
             row[0] += 1
             row[1] += bool(len(same))
-            row[2] += bool(len(same)) and float(np.hypot(*(same - [p.x, p.y]).T).min()) < self.match_mm
+            near = bool(len(same)) and float(np.hypot(*(same - [p.x, p.y]).T).min()) < self.match_mm
+            row[2] += near
+            if p.kind != "racer":
+                found = self.__dict__.setdefault("found", {})
+                found[p.kind] = found.get(p.kind, 0) + bool(len(same))
 
 
 def _real_suite(suite: str):
@@ -524,6 +538,8 @@ def format_report(r: dict) -> str:
                 f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))
             lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.1%}), "
                          f"asked {f['first_asked']}, wrong {f['first_wrong']}")
+            if f.get("wrong_why"):
+                lines.append("    the wrong ones: " + ", ".join(f"{n} {w}" for w, n in sorted(f["wrong_why"].items())))
         lines.append(f"    detector CPU {f['detector_cpu_ms_mean']} ms mean, "
                      f"{f['detector_cpu_ms_p95']} ms p95 per frame (all threads); session step incl. detector "
                      f"{f['step_ms_mean']:.1f} ms mean, {f['step_ms_p95']:.1f} ms p95 CPU, "

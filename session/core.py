@@ -18,7 +18,10 @@ buffer of frames, images kept for the last ``keep_images`` flicks), the trajecto
 Detectors are pluggable: any callable ``detector(frame, quality="full" | "fast") -> Observation``
 (:class:`session.oracle.OracleDetector` on the simulator; :mod:`vision.detect` on a camera).
 Per-game subclasses (:mod:`session.dino_dunk` …) implement :meth:`expecting`, :meth:`judge` and
-the engine set-up; this module knows no game. A game may give a call that waits for a person a
+the engine set-up; this module knows no game. A game may also open a flick that no motion showed
+(:meth:`Session.lost_motion`: the piece it waits for vanished from where it rested, or reappeared
+elsewhere, too fast or too high for the detector to follow); such a flick is judged once the game
+says it is over (:meth:`Session.lost_settled`) or at the settle of any motion seen meanwhile. A game may give a call that waits for a person a
 second look: with ``revisit_s`` set, the call is made again (:meth:`Session.second_look`) once the
 table has stayed still that long after the settle, and taken only when it leaves fewer facts open
 and agrees with every fact the first call settled.
@@ -96,6 +99,8 @@ class Flick:
     armed: bool = False  # announced (an Activate, a hotkey) before it started
     settled_obs: Observation | None = field(default=None, repr=False)  # the named Observation it was judged on
     looked_again: bool = False  # its second look is done (or given up: the table moved again)
+    opened_by: str = "motion"  # what opened it: "motion", or the game's reason (a piece that vanished, reappeared elsewhere …)
+    still_frames: int = 0  # opened without motion: frames since in which nothing moved
 
     def calls(self) -> list[dict]:
         return [v.to_dict() for v in getattr(self.ruling, "verdicts", ())]
@@ -163,6 +168,19 @@ class Session:
 
     def on_settled(self, obs: Observation) -> None:
         """Hook at every settle, flick or not, with the named full-quality Observation."""
+
+    def lost_motion(self, obs: Observation) -> str | None:
+        """Hook, called on each frame in which nothing was seen moving while the game expects a flick
+        and none is open: a reason (text) to open one all the same (the piece the game waits for
+        vanished from where it rested, or reappeared elsewhere: too fast or too high for the
+        detector to follow), or None. Such a flick is judged when :meth:`lost_settled` says so (or
+        at the settle of any motion seen meanwhile). By default None: only motion opens a flick."""
+        return None
+
+    def lost_settled(self, flick: Flick) -> bool:
+        """Hook: whether ``flick``, opened by :meth:`lost_motion`, is over, nothing having moved in
+        its last ``flick.still_frames`` frames; by default after the motion's ``settle_frames``."""
+        return flick.still_frames >= self.motion.config.settle_frames
 
     def second_look(self, flick: Flick):
         """Hook for a game that sets ``revisit_s``: the Ruling for ``flick``, whose call waits for a
@@ -313,8 +331,13 @@ class Session:
         image = getattr(frame, "image", None)
         rec = FrameRecord(int(obs.frame_index), float(obs.timestamp), image, obs)
         event = self.motion.update(obs)
-        if event == "started":
+        if event == "started" and self._flick is None:
             self._start(rec)
+        elif event is None and self._flick is None and self.motion.at_rest and self.pending is None \
+                and self.expecting() is not None:
+            why = self.lost_motion(obs)
+            if why:
+                self._start(rec, opened_by=why)
         if self._flick is not None:
             self._record(self._flick, rec)
             self._flick.moving_frames += bool(self.motion.stepped_ids)
@@ -326,7 +349,15 @@ class Session:
         if event == "settled":
             self._settle(frame, rec)
         elif self.motion.at_rest and event is None:
-            self._reconcile(obs)
+            flick = self._flick
+            if flick is not None and flick.opened_by != "motion" and flick.frames[-1] is rec:
+                flick.still_frames += 1
+                if self.lost_settled(flick):
+                    self._settle(frame, rec)
+                else:
+                    self._reconcile(obs)
+            else:
+                self._reconcile(obs)
         self._quality = "fast" if (self.config.fast_during_motion and not self.motion.at_rest) else "full"
         self._last_obs, self._last_frame = obs, frame
         self._prune()
@@ -340,23 +371,29 @@ class Session:
             out += self.step(f)
         return out
 
-    def _start(self, rec: FrameRecord) -> None:
-        self._emit({"kind": "motion", "state": "started", "t": rec.t, "frame": rec.index,
-                    "moving": [self.tracker.tracks[t].name or t for t in self.motion.moving_ids]})
+    def _start(self, rec: FrameRecord, opened_by: str = "motion") -> None:
+        """Open a flick at ``rec`` when the game expects one: on motion (``opened_by`` "motion"), or
+        for the game's reason (:meth:`lost_motion`), which the flick keeps in its notes."""
+        if opened_by == "motion":
+            self._emit({"kind": "motion", "state": "started", "t": rec.t, "frame": rec.index,
+                        "moving": [self.tracker.tracks[t].name or t for t in self.motion.moving_ids]})
         expected = self.expecting() if self.pending is None else None
         if expected is None:
             return
         if self._declared:
             expected = {**expected, **{k: v for k, v in self._declared.items() if v}}
         self._flick_ids += 1
-        flick = Flick(self._flick_ids, expected, rec.t, rec.index, armed=self._armed)
+        flick = Flick(self._flick_ids, expected, rec.t, rec.index, armed=self._armed, opened_by=opened_by)
+        if opened_by != "motion":
+            flick.notes.append(f"opened with nothing seen moving: {opened_by}")
         flick.frames = list(self._buffer)
         flick.before = self._rest_positions(flick)
         moving = [self.tracker.tracks[t] for t in self.motion.moving_ids]
         flick.mover = next((tr.name for tr in moving if tr.name), "") if moving else ""
         self._flick = flick
         self.flicks.append(flick)
-        self._emit({"kind": "flick", "state": "started", "flick": flick.id, "expected": expected, "mover": flick.mover})
+        self._emit({"kind": "flick", "state": "started", "flick": flick.id, "expected": expected, "mover": flick.mover,
+                    **({"why": opened_by} if opened_by != "motion" else {})})
 
     def _rest_positions(self, flick: Flick) -> dict:
         """{name: (x, y) mat mm} at the last frame before the motion began (the motion test looks

@@ -20,7 +20,11 @@
   A detector that does not measure heights (``measures_height`` False or absent: the token in the
   air is placed as if on the mat) gets calls that do not depend on the height: a racer the token
   cannot have reached while low enough to touch it, at any height up its camera rays, is not hit;
-  one it came to rest on is; the rest wait for a person.
+  one it came to rest on is; the rest wait for a person. Where its fall can be fitted along those
+  rays (a ballistic flight, gravity known, then the mat) the heights the fits allow narrow each ray.
+- **Lost tokens.** A projectile at rest that vanishes (flicked too fast or thrown too high for the
+  detector) or reappears away from its place while a throw is awaited opens the flick though no
+  motion was seen; it is judged from the places seen, and a person is asked where its path is unknown.
 - **Positions.** After every settle each named racer's hex is read (:func:`referee.hexes.hex_calls`)
   and compared with the engine's; a mismatch is an event proposing a ``Correct`` (a judge's action).
 - **Dice, traps, drifts.** The players enter the dice (``act(Roll(value))`` with ``dice="table"``);
@@ -218,12 +222,19 @@ class DodoDashSession(Session):
         from referee.adapters.dodo_dash import hits_ruling
 
         proj = self.projectile_track(flick)
-        if proj is None:
+        lost = self.lost_samples(flick) if proj is None else None
+        if proj is None and lost is None:
             flick.notes.append("no projectile was seen moving")
             return None
-        flick.mover = proj.name or proj.kind
         racers = [tr for tr in self.flick_tracks(flick, self.t0(flick)) if tr.kind == "racer" and tr.name]
-        verdicts, order = self.hit_verdicts(flick, proj, racers)
+        if proj is None:
+            s, kind, radius, why = lost
+            flick.mover = kind
+            flick.notes.append(f"the {kind} was lost: {why}")
+            verdicts, order = self.lost_verdicts(flick, s, kind, radius, racers)
+        else:
+            flick.mover = proj.name or proj.kind
+            verdicts, order = self.hit_verdicts(flick, proj, racers)
         flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
                            "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
         return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
@@ -878,6 +889,145 @@ class DodoDashSession(Session):
         return cands
 
     # -- stage 3, for a detector that does not measure heights -------------------------------------
+    # -- a token the detector lost -------------------------------------------------------------------
+    lost_frames = 2  # a projectile at rest unseen this many frames in a row while a throw is awaited is gone
+    lost_gone_s = 0.5  # a flick opened by a lost token is over once nothing moved for this long and it is not back,
+    lost_back_frames = 3  # ... or once it has been seen back, still, this many frames
+
+    def lost_motion(self, obs: Observation) -> str | None:
+        """While a throw is awaited and nothing is seen moving: why a throw happened all the same
+        (:meth:`session.core.Session.lost_motion`), or None. The projectile's kind is watched:
+        a token of it seen at rest (its place: the median of its first samples, mat mm) that is
+        unseen ``lost_frames`` frames in a row ("vanished"), or seen again farther from that place
+        than the motion's noise allows ("reappeared displaced": a flick too fast for the motion
+        test, which loses a piece's history when it drops out). A token of that kind that appears
+        where none rested is no throw seen (a player putting it down, or one thrown from the hand
+        unseen): only motion opens a flick then."""
+        exp = self.expecting()
+        key = (len(self.flicks), None if exp is None else exp.get("projectile"))
+        if exp is None or exp.get("action") != "throw":
+            return None
+        w = self.__dict__.get("_lost_watch")
+        if w is None or w["key"] != key:
+            w = self._lost_watch = {"key": key, "n": 0, "ref": {}}
+        w["n"] += 1
+        kind = exp.get("projectile", "")
+        k = self.motion.config.k
+        why = None
+        seen = set()
+        for i, tid in enumerate(obs.track_id):
+            tid = int(tid)
+            if tid < 0 or obs.kind[i] not in PROJECTILES or (kind and obs.kind[i] != kind):
+                continue
+            seen.add(tid)
+            xy, sig = np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i])
+            r = w["ref"].get(tid)
+            if r is None:
+                w["ref"][tid] = r = {"pts": [], "last": w["n"]}
+            if len(r["pts"]) >= 3:
+                d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
+                if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
+                    why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
+            if len(r["pts"]) < 5:
+                r["pts"].append(xy)
+            r["last"] = w["n"]
+        for tid, r in w["ref"].items():
+            if tid not in seen and len(r["pts"]) >= 3 and w["n"] - r["last"] >= self.lost_frames:
+                why = why or "the projectile vanished from where it rested"
+        return why
+
+    def lost_settled(self, flick: Flick) -> bool:
+        """A flick opened by a lost token is over once the projectile's kind has been seen still
+        ``lost_back_frames`` frames (it is back on the mat), or nothing moved for ``lost_gone_s``."""
+        if flick.still_frames * self._frame_s(flick) >= self.lost_gone_s:
+            return True
+        kind = flick.expected.get("projectile", "")
+        last = flick.frames[-self.lost_back_frames:]
+        if len(last) < self.lost_back_frames or flick.still_frames < self.lost_back_frames:
+            return False
+        return all(any(k in PROJECTILES and (not kind or k == kind) for k in f.obs.kind) for f in last)
+
+    @staticmethod
+    def _frame_s(flick: Flick) -> float:
+        ts = [f.t for f in flick.frames[-8:]]
+        return float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
+
+    def lost_samples(self, flick: Flick):
+        """The projectile's samples when no track of it was seen moving but the detector lost it
+        (vanished from where it rested before the flick, or reappeared away from there beyond the
+        motion's noise): (:class:`ThrowSamples` of the tokens of its kind in time order (one per
+        frame: the resting one, then those seen after it was last seen), its kind, radius mm, why);
+        None when none was lost (it is still where it rested) or none rested before the flick."""
+        kind = flick.expected.get("projectile", "")
+        t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
+        # (every track seen in the flick's frames: one that vanished before the flick opened too)
+        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t_first
+                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind)]
+        if not tracks:
+            return None
+        t_last = float(flick.frames[-1].t) if flick.frames else flick.t_start
+        dt = self._frame_s(flick)
+        rested = [tr for tr in tracks if sum(t < flick.t_start for t in tr.t) >= 3]
+        later = [tr for tr in tracks if tr not in rested]
+        if not rested:  # none rested: one that appears is no throw seen
+            return None
+        why = None
+        tr0 = max(rested, key=lambda tr: len(tr.t))
+        t0, xy0 = tr0.trajectory()
+        pre = t0 < flick.t_start
+        rest = np.median(xy0[pre], axis=0)
+        if t0[-1] < t_last - (self.lost_frames - 0.5) * dt:
+            why = "it vanished from where it rested"
+        sig = [float(fr.obs.sigma[k[0]]) for fr in flick.frames if len(k := np.flatnonzero(fr.obs.track_id == tr0.id))]
+        sig = float(np.median(sig)) if sig else self._rest_sigma()
+        off = np.hypot(*(xy0[~pre] - rest).T) if (~pre).any() else np.zeros(0)
+        if len(off) and float(off.max()) > max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * sig):
+            why = why or f"it reappeared {float(off.max()):.0f} mm from where it rested"
+        if why is None:
+            return None
+        # the resting one, then those of its kind seen after it was last seen (where it reappeared)
+        tracks = [tr0] + [tr for tr in later if tr.t[0] > t0[-1] - 1e-9]
+        rows = {}
+        for fr in flick.frames:
+            for tr in tracks:
+                k = np.flatnonzero(fr.obs.track_id == tr.id)
+                if len(k) and fr.index not in rows:
+                    i = k[0]
+                    rows[fr.index] = (fr.t, fr.obs.xy[i], fr.obs.height[i], fr.obs.sigma[i], fr.obs.angle[i],
+                                      fr.obs.size[i], tr)
+        rows = [rows[i] for i in sorted(rows)]
+        tr = rows[-1][6] if rows else tracks[0]
+        radius = float(tr.radius)
+        if not rows:
+            return None
+        t = np.array([r[0] for r in rows], dtype=float)
+        size = rows[-1][5]
+        before = t < flick.t_start
+        i_launch = int(before.sum()) if before.any() else 0
+        s = ThrowSamples(t, np.array([r[1] for r in rows], dtype=float), np.zeros(len(t)),
+                         np.array([r[3] for r in rows], dtype=float), np.array([r[4] for r in rows], dtype=float),
+                         tuple(size) if size[0] > 0 else None, min(i_launch, len(t) - 1),
+                         float(t[max(i_launch - 1, 0)]) if before.any() else float(flick.t_start))
+        return s, tr.kind, radius, why
+
+    def lost_verdicts(self, flick: Flick, s: ThrowSamples, kind: str, radius: float, racers) -> tuple[list, list]:
+        """The verdicts on a throw whose token the detector lost (:meth:`lost_samples`): its places
+        as seen, without heights (:meth:`heightless_reach`: the camera rays up to the kind's
+        highest; where frames went without it, as far as it can have gone unseen; from before the
+        first sample (its start unseen), from anywhere it can have come from), each racer called by
+        :meth:`racer_call_heightless`. With fewer than two samples, every racer is asked."""
+        racer_h = self.specs.piece(GAME, "racer").height
+        rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
+        if len(s.t) < 2:
+            return self.ordered_verdicts(flick, [RacerCall(r.name, 0.0, None, 1.0, "token lost", None) for r in racers])
+        t_end = float(flick.frames[-1].t) if flick.frames else float(s.t[-1])
+        reach = self.heightless_reach(s, kind, radius, t_end, touch_h=racer_h)
+        if s.t[0] >= flick.t_start:  # its start unseen: it can have come from anywhere the throw reaches
+            reach.slack = reach.slack.copy()
+            reach.slack[0] += self.max_speed_mm_s * max(float(s.t[0]) - self.t0(flick), 2 * self._frame_s(flick))
+        return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, radius, s.size)
+                                             for r in racers])
+
     # The highest a thrown token's base goes above the mat (mm), by kind, with a margin: the
     # rulebook's throws as the simulator draws them (sim/config.yaml ``dodo-dash.projectiles``):
     # the Meteorite dropped from at most 400 mm, the Log from 70 mm, the Feather from 120 mm thrown
@@ -914,23 +1064,26 @@ class DodoDashSession(Session):
         enough to touch a racer (``touch_h`` + ``touch_margin_mm``) are kept: between two samples
         it moves along the straight chord between its true places (on the two rays, in 3D) or
         above it (a fall bends down from its chord), so where it was that low lies in the part of
-        the two rays' hull below that height (:func:`_low_part`)."""
+        the two rays' hull below that height (:func:`_span_low_part`).
+
+        Where the fall was fitted (:meth:`fall_spans`: a ballistic flight then the mat, along the
+        camera rays, gravity known) each sample's ray is only the stretch of elevations the fits
+        allow (their heights ± k σ), not 0 to the highest; a stretch between two samples both
+        above a racer's reach is left out (the token passed over it)."""
         h = self.throw_height_max(kind)
         t, xy, sig = s.t, s.xy, s.sig
         i0 = max(s.i_launch - 1, 0)
         rest = self._final_rest(s)
         n = len(t)
-        elev = np.full(n, h)
+        # each sample's elevations: its whole ray, or as the fall's fit narrows it (:meth:`fall_spans`)
+        lo, elev, _ = self.fall_spans(s, kind, rest)
         if rest is not None:
-            elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
-        top = xy.copy()
+            lo[rest[4] + 1:] = elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
+        top, bot = xy.copy(), xy.copy()
         slack_pt = np.zeros(n)
-        if self.transform is not None:
-            spec = self.specs.of_game(GAME).get(kind)
-            h_ref = spec.height / 2.0 if spec is not None else 0.0  # (the detector's plane: the token's middle)
-            up = elev > 0
-            if up.any():
-                top[up] = self.transform.image_to_mat(self.transform.mat_to_image(xy[up], h_ref), h_ref + h)
+        u = self.rays(s, kind)  # (the detector's plane: the token's middle; the ray's run per mm up)
+        if u is not None:
+            top, bot = xy + elev[:, None] * u, xy + lo[:, None] * u
         else:
             slack_pt = elev.copy()
         dt_f = float(np.median(np.diff(t))) if n > 1 else 1 / 30
@@ -938,20 +1091,178 @@ class DodoDashSession(Session):
         h_c = h if touch_h is None else min(h, touch_h + self.touch_margin_mm)
         for i in range(i0, max(n - 1, i0 + 1)):
             j = min(i + 1, n - 1)
-            pts.append(_low_part(xy[i], top[i], elev[i], xy[j], top[j], elev[j], h_c))
+            low = _span_low_part(bot[i], lo[i], top[i], elev[i], bot[j], lo[j], top[j], elev[j], h_c)
+            if low is None:  # too high to touch anything all the way
+                continue
+            pts.append(low)
             ts.append(float(t[i]))
             sg.append(float(max(sig[i], sig[j])))
             gap = float(t[j] - t[i])
             slack.append(min(max(slack_pt[i], slack_pt[j]), h_c)
                          + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f else 0.0))
-        if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen
-            pts.append(_low_part(xy[-1], top[-1], elev[-1], xy[-1], top[-1], elev[-1], h))
+        if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen (at any height)
+            far = xy[-1] + h * u[-1] if u is not None else xy[-1]
+            pts.append(_span_low_part(xy[-1], 0.0, far, h, xy[-1], 0.0, far, h, h))
             ts.append(float(t[-1]))
             sg.append(float(sig[-1]))
             slack.append(slack_pt[-1] + self.max_speed_mm_s * (t_end - float(t[-1])))
         foot = float(radius) if s.size is None else max(float(radius), 0.5 * float(np.hypot(*s.size)))
         return HeightlessReach(np.array(pts, dtype=float), np.array(ts), np.array(sg), np.array(slack),
                                None if rest is None else rest[:4], foot, h)
+
+    # The fall seen along the camera rays (:meth:`fall_fit`): at least this many samples from the
+    # launch on are fitted as a ballistic flight then the mat, the best fit accepted when its χ² is
+    # this likely at least; the fitted heights' σ is scaled by ``fall_sigma_scale`` (what the fit
+    # misses by beyond its σ, the detector placing a token in the air off its ray: measured on
+    # tuning throws, the simulator's heights against the fit's)
+    fall_min_samples = 4
+    fall_p_min = 0.01
+    fall_sigma_scale = 2.0  # (seeds 0 and 1 of dodo-dash/throws, the real detector: the best fit's |z| p90 1.5, p99 2.4-2.7)
+
+    def rays(self, s: ThrowSamples, kind: str) -> np.ndarray | None:
+        """(n, 2) mat mm the camera ray through each sample moves per mm its token's base is above
+        the mat (the detector places it as if on the mat: its true place is ``xy + z · u``); None
+        without a transform."""
+        if self.transform is None:
+            return None
+        spec = self.specs.of_game(GAME).get(kind)
+        h_ref = spec.height / 2.0 if spec is not None else 0.0
+        dz = 100.0
+        top = self.transform.image_to_mat(self.transform.mat_to_image(s.xy, h_ref), h_ref + dz)
+        return (top - s.xy) / dz
+
+    def fall_fit(self, s: ThrowSamples, u: np.ndarray, i0: int, land: int, i_end: int, t_land: float) -> dict | None:
+        """A ballistic flight from sample ``i0`` landing at ``t_land`` s (after sample ``land − 1``,
+        by sample ``land``), then on the mat until sample ``i_end`` (inclusive), fitted to the
+        samples as seen along their camera rays ``u`` (:meth:`rays`), mat mm and s. In the air the
+        base is at ``X0 + V·τ`` and ``z(τ) = vz·(τ − τ_L) − g·(τ² − τ_L²)/2`` mm up (it is 0 at the
+        landing; τ from the flight's mean time), seen at ``X − z·u``; on the mat it is seen where it
+        is, going on from the landing place at its own velocity (and deceleration, with three
+        samples or more on the mat: one a slide cannot have, turning or speeding up, rules the fit
+        out, :meth:`_slides`), these within ``max_speed_mm_s`` and ``max_slide_decel_mm_s2`` (1 σ,
+        a prior: one sample on the mat says nothing of where it landed). Each sample's σ is its ``sig``; linear least squares; the heights'
+        σ is the fit's times ``fall_sigma_scale``. {"z": (m,) heights at samples i0..i_end, "z_sigma": their σ from the
+        fit's covariance, "chi2", "dof"}; None when the fit is singular or no slide."""
+        fl = np.arange(i0, land)
+        mat = np.arange(land, i_end + 1)
+        m = len(fl) + len(mat)
+        if len(fl) < 2:
+            return None
+        tc = float(s.t[fl].mean())
+        tau, tl = s.t[fl] - tc, t_land - tc
+        dm = s.t[mat] - t_land
+        n_s = 1 if len(mat) < 3 else 2  # the slide's velocity (and deceleration)
+        npar = 5 + 2 * n_s  # X0 (2), V (2), vz, slide terms
+        A = np.zeros((2 * m + 2 * n_s, npar))  # (and the slide's bounds, as a prior)
+        b = np.zeros(2 * m + 2 * n_s)
+        g = self.g_mm_s2
+        uu = u[fl]
+        zk = -0.5 * g * (tau ** 2 - tl ** 2)  # the height's known part
+        for c in range(2):
+            r = slice(c, 2 * len(fl), 2)
+            A[r, c] = 1.0
+            A[r, 2 + c] = tau
+            A[r, 4] = -(tau - tl) * uu[:, c]
+            b[r] = s.xy[fl, c] + zk * uu[:, c]
+            r = slice(2 * len(fl) + c, 2 * m, 2)
+            A[r, c] = 1.0
+            A[r, 2 + c] = tl
+            for d in range(n_s):
+                A[r, 5 + 2 * d + c] = dm ** (d + 1)
+            b[r] = s.xy[mat, c]
+        for d in range(n_s):  # slide speed within the fastest throw, deceleration within friction's
+            for c in range(2):
+                A[2 * m + 2 * d + c, 5 + 2 * d + c] = 1.0
+        sig = np.maximum(np.concatenate([s.sig[fl], s.sig[mat]]), 1e-3)
+        w = np.concatenate([np.repeat(1.0 / sig, 2),
+                            np.repeat([1.0 / self.max_speed_mm_s, 2.0 / self.max_slide_decel_mm_s2][:n_s], 2)])
+        Aw, bw = A * w[:, None], b * w
+        N = Aw.T @ Aw
+        if np.linalg.cond(N) > 1e12:
+            return None
+        C = np.linalg.inv(N)
+        th = C @ (Aw.T @ bw)
+        chi2 = float(((Aw[:2 * m] @ th - bw[:2 * m]) ** 2).sum())
+        if n_s == 2 and not self._slides(th[5:7], 2.0 * th[7:9], 4.0 * C[7:9, 7:9]):
+            return None
+        z = np.zeros(m)
+        zs = np.zeros(m)
+        z[:len(fl)] = th[4] * (tau - tl) + zk
+        zs[:len(fl)] = np.abs(tau - tl) * np.sqrt(max(C[4, 4], 0.0)) * self.fall_sigma_scale
+        return {"z": z, "z_sigma": zs, "chi2": chi2, "dof": 2 * m - npar, "i0": i0, "land": land, "i1": i_end,
+                "t_land": t_land}
+
+    fall_land_steps = 4  # landing instants tried between two samples
+
+    def _slides(self, v, a, cov_a) -> bool:
+        """Whether a token on the mat going at ``v`` (2,) mm/s with acceleration ``a`` (2,) mm/s²
+        (its covariance ``cov_a``) can be sliding: slowing along its line by at most
+        ``max_slide_decel_mm_s2`` and turning by at most ``max_slide_turn_mm_s2``, within k σ."""
+        k = self.referee.k
+        speed = float(np.hypot(*v))
+        if speed < 1e-6:
+            return True
+        e = np.asarray(v, float) / speed
+        n = np.array([-e[1], e[0]])
+        a_par, a_perp = float(a @ e), float(a @ n)
+        s_par, s_perp = float(np.sqrt(max(e @ cov_a @ e, 0.0))), float(np.sqrt(max(n @ cov_a @ n, 0.0)))
+        return (abs(a_perp) - self.max_slide_turn_mm_s2 <= k * s_perp and a_par <= k * s_par
+                and -a_par - self.max_slide_decel_mm_s2 <= k * s_par)
+
+    def fall_spans(self, s: ThrowSamples, kind: str, rest=None) -> tuple[np.ndarray, np.ndarray, list]:
+        """(lo, hi) (n,) mm: the elevations each sample's token can have had: its whole camera ray
+        (0 to :meth:`throw_height_max`) unless the fall is fitted. When the token is seen at rest
+        after the launch (its last three samples, all after the launch, agree within 3 σ: no
+        flight stays so still), the samples from the launch to the first of that still run (or the
+        first at rest, ``rest``: :meth:`_final_rest`) and two more are fitted as a ballistic flight then the mat (:meth:`fall_fit`), for every sample
+        it can have landed by and ``fall_land_steps`` instants before it; the flights whose χ² is
+        within k² (the referee's k) of the best one's, the best being likely (``fall_p_min``), are
+        kept, and each sample's span is the union of their heights ± σ·√(k² − Δχ²) there (the
+        k-σ confidence region of the fits together), within 0..the highest. And the fits kept (empty: none). A curving throw (the Feather) is not ballistic
+        across the mat and is not fitted."""
+        from scipy.stats import chi2 as chi2_dist
+
+        h = self.throw_height_max(kind)
+        n = len(s.t)
+        lo, hi = np.zeros(n), np.full(n, h)
+        u = self.rays(s, kind)
+        # the first sample of the still run the samples end with (at least three, all after the launch)
+        p_end = np.median(s.xy[-3:], axis=0)
+        still = np.hypot(*(s.xy - p_end).T) <= 3.0 * np.sqrt(2.0) * s.sig
+        i_end = n - int(np.argmin(still[::-1])) if not still.all() else 0
+        if rest is not None:
+            i_end = min(i_end, rest[4])
+        if n - i_end < 3 or i_end <= s.i_launch:
+            return lo, hi, []
+        i_end += 2  # (and two still: where its slide ended; a longer rest is no slide)
+        if u is None or kind in CURVING or h <= 0:
+            return lo, hi, []
+        i0 = s.i_launch
+        if i_end - i0 < self.fall_min_samples:
+            return lo, hi, []
+        fits = []
+        for land in range(i0 + 2, i_end + 1):
+            for t_l in np.linspace(s.t[land - 1], s.t[land], self.fall_land_steps + 1)[1:]:
+                f = self.fall_fit(s, u, i0, land, i_end, float(t_l))
+                if f is not None and f["dof"] > 0:
+                    fits.append(f)
+        if not fits:
+            return lo, hi, []
+        k = self.referee.k
+        best = min(fits, key=lambda f: f["chi2"])
+        if chi2_dist.sf(best["chi2"], best["dof"]) < self.fall_p_min:
+            return lo, hi, []
+        kept = [f for f in fits if f["chi2"] <= best["chi2"] + k * k]
+        a = np.full(i_end - i0 + 1, np.inf)
+        b = np.full(i_end - i0 + 1, -np.inf)
+        for f in kept:  # (the k-σ region of all the fits together, seen at each sample's height)
+            w = np.sqrt(max(k * k - (f["chi2"] - best["chi2"]), 0.0)) * f["z_sigma"]
+            a = np.minimum(a, f["z"] - w)
+            b = np.maximum(b, f["z"] + w)
+        lo[i0:i_end + 1] = np.clip(a, 0.0, h)
+        hi[i0:i_end + 1] = np.clip(b, 0.0, h)
+        lo[i_end + 1:] = hi[i_end + 1:] = 0.0  # (still after it: at rest on the mat)
+        return lo, hi, kept
 
     rest_min_samples = 4  # a token seen still this many frames at the end has come to rest on the mat
 
@@ -1325,6 +1636,27 @@ def _low_part(a, a_top, a_h: float, b, b_top, b_h: float, h_c: float) -> list:
             (p, zp), (q, zq) = verts[m], verts[n]
             if (zp - h_c) * (zq - h_c) < 0:
                 out.append(p + (q - p) * (h_c - zp) / (zq - zp))
+    out += [out[0]] * (8 - len(out))
+    return out[:8]
+
+
+def _span_low_part(a, a_lo: float, a_top, a_hi: float, b, b_lo: float, b_top, b_hi: float, h_c: float) -> list:
+    """The corners (2,) mat mm of where the token can have been between two samples with its base
+    at most ``h_c`` mm above the mat: the part below ``h_c`` of the hull (in 3D) of the two stretches
+    of camera ray it can have been on, sample ``a`` from ``a`` at elevation ``a_lo`` mm to ``a_top``
+    at ``a_hi``, ``b`` likewise, seen from above; always 8 corners (repeated where fewer); None
+    when both stretches lie above ``h_c`` (between them the token, above its chord, never came
+    that low)."""
+    verts = [(np.asarray(a, float), float(a_lo)), (np.asarray(a_top, float), float(a_hi)),
+             (np.asarray(b, float), float(b_lo)), (np.asarray(b_top, float), float(b_hi))]
+    out = [p for p, z in verts if z <= h_c]
+    for m in range(4):
+        for n in range(m + 1, 4):
+            (p, zp), (q, zq) = verts[m], verts[n]
+            if (zp - h_c) * (zq - h_c) < 0:
+                out.append(p + (q - p) * (h_c - zp) / (zq - zp))
+    if not out:
+        return None
     out += [out[0]] * (8 - len(out))
     return out[:8]
 

@@ -91,3 +91,22 @@ def test_a_find_takes_the_name_of_the_nearest_piece_of_its_kind():
     assert real(frame) is finds
     assert real.last_ids == ["racer-4", "feather", ""]
     assert real.seen["racer on the mat"] == [1, 1, 1] and real.seen["feather on the mat"] == [1, 0, 0]
+    assert real.found == {"feather": 0}  # no find of a feather in the frame (the one near it is an egg)
+
+
+def test_a_throw_with_no_flick_is_wrong_and_says_whether_the_detector_ever_found_the_projectile():
+    from types import SimpleNamespace
+
+    f = bench.SuiteFigures("dodo-dash/throws")
+    scn = SimpleNamespace(meta={"projectile": "meteorite"})
+    session = SimpleNamespace(flicks=[], tracker=SimpleNamespace(tracks={}), _last_obs=SimpleNamespace(track_id=[]))
+    for found in ({}, {"meteorite": 3}, None):
+        det = SimpleNamespace(last_ids=[], **({"found": found} if found is not None else {}))
+        bench._score_throw(f, 1, scn, {"touched_racers": [], "first_hit": None}, session, det, [0.001], None)
+    assert (f.wrong, f.right, f.asked) == (3, 0, 0)
+    assert f.wrong_why == {"no flick, the detector found no token of the projectile's kind in any frame": 1,
+                           "no flick": 2}
+    assert f.to_dict()["wrong_why"] == f.wrong_why
+    r = {"detector": "", "fps": 30.0, "size": "", "seed": 0, "start": 0, "rss_peak_mb": 1.0, "seconds": 1.0,
+         "throws_real": {**f.to_dict(), "detector": "x", "detector_cpu_ms_mean": 1.0, "detector_cpu_ms_p95": 1.0}}
+    assert "the wrong ones: 2 no flick, 1 no flick, the detector found no token" in bench.format_report(r)

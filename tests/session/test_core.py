@@ -272,3 +272,49 @@ def test_a_second_look_without_auto_apply_waits_for_a_person_with_nothing_open()
     assert s.events[-1]["kind"] == "pending" and s.events[-1]["facts"] == []
     s.confirm(by="ref")
     assert flick.status == "applied" and s.game.pushed[0].overlaps_scoring_zone is True
+
+
+# --- a flick no motion showed (Session.lost_motion, Session.lost_settled) ----------------------------
+class LostMover(DinoDunkSession):
+    """Opens a flick when home:a is not seen, once (its judge records the call and makes none)."""
+
+    judged: list
+
+    def lost_motion(self, obs):
+        names = {tr.id: tr.name for tr in self.tracker.tracks.values()}
+        if not self.flicks and "home:a" in names.values() and "home:a" not in {names.get(int(t)) for t in obs.track_id}:
+            return "home:a vanished"
+        return None
+
+    def judge(self, flick, obs):
+        self.judged.append((flick.opened_by, flick.index_start, flick.index_settle))
+        return None
+
+
+def make_lost():
+    from sim.suites import _board
+
+    board = _board("dino-dunk/crater-court")
+    s = LostMover(board, OracleDetector(board, seed=2), game=MoveGame())
+    s.judged = []
+    return s
+
+
+def test_a_piece_that_vanishes_opens_a_flick_only_where_the_game_says_so():
+    gone = [t for t in table(500) if t.id != "home:a"]
+    tables = [table(500)] * 10 + [gone] * 10
+    assert play(make(), tables).flicks == []  # by default only motion opens a flick
+    s = play(make_lost(), tables)
+    assert len(s.flicks) == 1 and s.flicks[0].opened_by == "home:a vanished"
+    assert s.flicks[0].index_start == 10  # the first frame without it
+    assert any("nothing seen moving" in n for n in s.flicks[0].notes)
+    # judged once nothing had moved for the motion's settle frames (by default)
+    assert s.judged == [("home:a vanished", 10, 10 + s.motion.config.settle_frames - 1)]
+
+
+def test_motion_after_a_flick_opened_without_it_belongs_to_that_flick():
+    gone = [t for t in table(500) if t.id != "home:a"]
+    slide = [[t if t.id != "home:b" else disc("home:b", 300 + 8 * k, 100, "home") for t in gone] for k in range(1, 8)]
+    s = play(make_lost(), [table(500)] * 10 + [gone] + slide + [slide[-1]] * 10)
+    assert len(s.flicks) == 1  # one flick: it was open when home:b began to slide
+    assert s.flicks[0].index_settle >= 18  # judged at the settle of that motion

@@ -137,10 +137,15 @@ def test_a_racer_no_place_of_the_token_reaches_is_not_touched(session, transform
     v, order = called(session, s, [racer(2, mid + 120.0 * side)])
     assert (v["racer-2"].answer, v["racer-2"].detail["evidence"]) == ("no", "out of reach at any height")
     assert order == []
-    # on the camera's side of the path, where the rays reach (at any height), it is not a sure no
+    # on the camera's side of the path, where the whole rays reach (at any height), it is not a sure
+    # no; its fall fitted (DodoDashSession.fall_spans), the token was never so high there: it is
     toward = -away_from_camera(transform, mid)
-    v, _ = called(session, s, [racer(3, mid + 120.0 * toward)], touch_h=None)
+    whole_ray = DodoDashSession(board, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}), transform=transform)
+    whole_ray.fall_min_samples = 10 ** 6  # (never fitted)
+    v, _ = called(whole_ray, s, [racer(3, mid + 120.0 * toward)], touch_h=None)
     assert v["racer-3"].answer == "too_close"
+    v, _ = called(session, s, [racer(3, mid + 120.0 * toward)], touch_h=None)
+    assert v["racer-3"].answer == "no"
 
 
 def test_a_token_resting_on_a_racer_touched_it(session, transform, board):

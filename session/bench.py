@@ -352,8 +352,7 @@ class RealDetector:
             near = bool(len(same)) and float(np.hypot(*(same - [p.x, p.y]).T).min()) < self.match_mm
             row[2] += near
             if p.kind != "racer":
-                found = self.__dict__.setdefault("found", {})
-                found[p.kind] = found.get(p.kind, 0) + bool(len(same))
+                self.found[p.kind] = self.found.get(p.kind, 0) + bool(len(same))
 
 
 def _real_suite(suite: str):

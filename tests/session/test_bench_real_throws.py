@@ -86,7 +86,7 @@ def test_a_find_takes_the_name_of_the_nearest_piece_of_its_kind():
                         kind=["racer", "egg", "racer"], confidence=[1, 1, 1], sigma=[1, 1, 1])
     real = bench.RealDetector.__new__(bench.RealDetector)
     real.detector = lambda image, **kw: finds
-    real.cpu_ms, real.seen = [], {}
+    real.cpu_ms, real.seen, real.found = [], {}, {}
     frame = SimpleNamespace(image=object(), index=0, t=0.0, scene=Scene("dodo-dash", "x", pieces))
     assert real(frame) is finds
     assert real.last_ids == ["racer-4", "feather", ""]

@@ -604,7 +604,7 @@ class DodoDashSession(Session):
                     for rid in self._within_reach(path, iv, racers, rest_q, radius):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
-            found, unexplained = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
+            found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
             if significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
                 # around the interval is in doubt
@@ -613,6 +613,8 @@ class DodoDashSession(Session):
                 prev = hidden.get(rid)
                 if prev is None or iv.t_mid < prev[0]:
                     hidden[rid] = (iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
+            for rid in after - found:  # the token may have gone on to these after the touch
+                hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
         return ThrowEvents(bounces, hidden, intervals)
 
     def _landed_on_racer(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> bool:
@@ -689,12 +691,14 @@ class DodoDashSession(Session):
         return out
 
     def _ray_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
-                      unexplained: bool) -> tuple[set, bool]:
+                      unexplained: bool) -> tuple[set, bool, set]:
         """(ids of the racers the outgoing ray of ``iv`` came from or the incoming one runs into
         (not from rest: its start is unseen), closing on it and, unless the event is
         ``unexplained`` already, within reach of the interval at ``max_speed_mm_s``, with the others
         each ray grazes on the way; whether it is unexplained now: a racer out of reach besides one
-        within reach makes every one of them a suspect)."""
+        within reach makes every one of them a suspect; ids of the racers the token may have gone
+        on to touch after a touch where the incoming ray starts (:meth:`_entered_low`): within reach
+        of the interval, :meth:`_within_reach`)."""
         k = self.referee.k
         reach = self.max_speed_mm_s * max(iv.t1 - iv.t0, 0.0)
         rays = []
@@ -704,11 +708,16 @@ class DodoDashSession(Session):
             rays.append((iv.p_from, iv.v_in / iv.s_in, iv.s_from))
         # the incoming ray may start inside a racer it was running into (the touch came just after
         # the last sample before the interval): that racer is the first it runs into, and blocks it
-        inside = self._entered_low(path, iv, racers, rest_q, radius) if not iv.from_rest and iv.s_in > 1e-6 else []
+        inside, maybe = self._entered_low(path, iv, racers, rest_q, radius) if not iv.from_rest and iv.s_in > 1e-6 \
+            else ([], [])
+        after = set()
         if inside:
             rays = rays[:1] if iv.s_out > 1e-6 else []
+            after = set(self._within_reach(path, iv, racers, rest_q, radius))
+        if maybe:  # (in it, if it came into it below its top: within the noise)
+            unexplained = True
         found, far = set(), set()
-        for rid in inside:
+        for rid in inside + maybe:
             if not unexplained and float(np.hypot(*(iv.p_to - iv.p_from))) > reach + k * iv.s_miss:
                 far.add(rid)
             else:
@@ -733,17 +742,21 @@ class DodoDashSession(Session):
         if found and far - found:
             found |= far
             unexplained = True
-        return found, unexplained
+        return found, unexplained, after
 
-    def _entered_low(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
-        """Ids of the racers whose footprint the token was in where it left the segment before
+    def _entered_low(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> tuple[list, list]:
+        """(ids of the racers whose footprint the token was in where it left the segment before
         interval ``iv`` (``iv.p_from``), going deeper along its incoming velocity, having come into
-        it along the path with its base below the racer's top (not over it from above)."""
-        T, P, A, low, size = path.T, path.P, path.A, path.low, path.samples.size
+        it along the path with its base below the racer's top by more than k σ (σ of that height:
+        :meth:`_onset_height_sigma`), ids of those it came into within k σ of their top)."""
+        k = self.referee.k
+        T, P, S, A, Z, size = path.T, path.P, path.S, path.A, path.Z, path.samples.size
+        racer_h = self.specs.piece(GAME, "racer").height
+        t_launch = path.samples.t[path.samples.i_launch]
         d = iv.v_in / iv.s_in
         k0 = min(int(np.searchsorted(T, iv.t0)), len(T) - 1)
         ang = np.full(2, float(np.interp(iv.t0, T, A)))
-        out = []
+        out, maybe = [], []
         for r in racers:
             q = rest_q[r.id][0]
             g = _gap(np.array([iv.p_from, iv.p_from + d]), ang, size, radius, np.broadcast_to(q, (2, 2)), r.radius)
@@ -755,9 +768,13 @@ class DodoDashSession(Session):
             a = k0
             while a > 0 and gp[a - 1] <= 0:
                 a -= 1
-            if low[a]:
+            z_s = path.z_hold_s if T[a] < t_launch else path.z_sigma  # (in the hand, or in flight)
+            below = (racer_h - float(Z[a])) / max(self._onset_height_sigma(a, gp, Z, S, rest_q[r.id][1], z_s, path.dt), 1e-6)
+            if below > k:
                 out.append(r.id)
-        return out
+            elif below >= -k:
+                maybe.append(r.id)
+        return out, maybe
 
     def _near_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> set:
         """Ids of the racers the path came near around interval ``iv``: within a frame either side,

@@ -151,8 +151,9 @@ def test_an_incoming_ray_that_starts_inside_a_racer_it_came_into_low_is_stopped_
     iv = replace(session._interval(path, 0), t0=0.2, t1=0.2 + 1 / FPS, t_mid=0.2 + 0.5 / FPS, p_from=np.array([100.0, 0.0]),
                  v_in=np.array([v_in, 0.0]), s_in=abs(v_in), p_to=np.array([100.0, 0.0]), v_out=np.zeros(2), s_out=0.0,
                  from_rest=False)
-    found, unexplained = session._ray_suspects(path, iv, racers, rest_q, EGG_R, False)
+    found, unexplained, after = session._ray_suspects(path, iv, racers, rest_q, EGG_R, False)
     assert found == suspects and not unexplained
+    assert after == (suspects and {1})  # (after the touch, in reach of the interval: racer-1 alone)
 
 
 def spun_from(t_spin: float, rate_deg_s: float = -300.0):

@@ -1386,7 +1386,7 @@ class DodoDashSession(Session):
         two samples (it never speeds up: inside the ellipse whose foci are its places at the two
         samples and whose string is how far it can go between them) — but not inside an overlap
         that began more than k σ above its top (passing over it, the token does not touch it until
-        they part). A round token turns the way the friction of its edge sliding past the racer
+        they part, or it lands on it). A round token turns the way the friction of its edge sliding past the racer
         turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
         the other way did not. A call already sure either way stays."""
         out = list(calls)
@@ -1424,7 +1424,9 @@ class DodoDashSession(Session):
             for a0 in np.flatnonzero(over & ~np.concatenate([[False], over[:-1]])):
                 a1 = a0 + int(np.argmax(~over[a0:])) if (~over[a0:]).any() else len(over)
                 if Z[a0] - racer_h > k * self._onset_height_sigma(a0, g, Z, S, q_s, path.z_sigma, path.dt):
-                    can[a0:a1] = False  # over it from above until they part
+                    # over it from above until they part, or it lands on it
+                    i_land = path.i_land
+                    can[a0:i_land if i_land is not None and a0 <= i_land < a1 else a1] = False
             if can.any():
                 near.append((i, int(np.argmin(np.where(can, g, np.inf)))))
         if len(near) > 1 and size is None:

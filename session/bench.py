@@ -127,10 +127,16 @@ def _frames(scn, hold_s: float, fps: float, t0: float = 0.0, image=None):
     from sim.scene import Scene
 
     n_hold = max(int(round(hold_s * fps)), 4)
-    scenes = [scn.initial] * n_hold + list(scn.run.frames) + [scn.final] * n_hold
-    for i, s in enumerate(scenes):
-        t = t0 + i / fps
-        yield LiveFrame(i, t, Scene(s.game, s.board, s.pieces, t), image=image), (i - n_hold) / fps
+    run = list(scn.run.frames)
+    scenes = [scn.initial] * n_hold + run + [scn.final] * n_hold
+    # each frame stamped with the time its state holds: the simulator records a run's frames on its
+    # 1 ms physics step (up to 1 ms after i/fps, and the last at the settle), so i/fps would put a
+    # moving piece up to a millimetre or two ahead of where it was at that stamp
+    end = run[-1].t if run else 0.0
+    rel = [(i - n_hold) / fps for i in range(n_hold)] + [s.t for s in run] + [end + (i + 1) / fps for i in range(n_hold)]
+    for i, (s, r) in enumerate(zip(scenes, rel)):
+        t = t0 + n_hold / fps + r
+        yield LiveFrame(i, t, Scene(s.game, s.board, s.pieces, t), image=image), r
 
 
 def play_scene(scn, board, make_session, hold_s: float = 0.5, fps: float = 30.0, seed: int = 0, oracle=None):

@@ -97,3 +97,19 @@ def test_throws_an_asked_call_with_a_confident_wrong_racer_is_counted_apart(monk
         assert len(f.failures) == counted
         if counted:
             assert f.failures[0]["confident_wrong"] == {others[0]: ["yes", -5.0, "overlap"]}
+
+
+def test_each_frame_is_stamped_with_the_time_its_simulated_state_holds():
+    from session import bench
+    from sim.suites import make_scenario
+
+    scn = make_scenario("dodo-dash/throws", 0, 0)
+    frames = list(bench._frames(scn, 0.5, 30.0))
+    n_hold, run = 15, list(scn.run.frames)
+    start = frames[n_hold][0].t
+    for (frame, rel), state in zip(frames[n_hold:n_hold + len(run)], run):
+        assert abs((frame.t - start) - state.t) < 1e-9 and abs(rel - state.t) < 1e-9
+        assert frame.scene.t == frame.t
+    stamps = [f.t for f, _ in frames]
+    assert all(b > a for a, b in zip(stamps, stamps[1:]))  # strictly increasing, the holds included
+    assert any(abs(s.t - round(s.t * 30) / 30) > 1e-4 for s in run)  # the states lie off the 1/30 s grid

@@ -468,7 +468,7 @@ def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int 
                real_fouls: int = 0, real_throws: int = 0) -> dict:
     import resource
 
-    out = {"detector": "oracle-with-noise (session.oracle.OracleDetector: σ 0.7 mm at rest, 3 mm airborne, 1% drops)",
+    out = {"detector": "oracle-with-noise (session.oracle.OracleDetector: σ 0.7 mm at rest, 3 mm airborne, angles 1°, 1% drops)",
            "fps": 30.0, "size": "640x480 (noise model; frames not rendered)", "seed": seed, "start": start}
     t0 = time.perf_counter()
     if throws:

@@ -1331,9 +1331,11 @@ class DodoDashSession(Session):
         return RacerCall(r.name, -float(gap[i]), float(reach.t[i]), float(sig[i]), "out of reach at any height", None)
 
     # -- stage 3b: the token's spin ------------------------------------------------------------------
-    def angle_sigma_deg(self) -> float:
-        """One angle sample's σ (degrees): the detector's ``angle_sigma_deg`` (1° when it has none)."""
-        return float(getattr(getattr(self.detector, "config", None), "angle_sigma_deg", 1.0))
+    def angle_sigma_deg(self) -> float | None:
+        """One angle sample's σ (degrees): the detector's ``angle_sigma_deg``; None when it declares
+        none (it does not read a token's orientation: the spin gives no evidence)."""
+        sigma = getattr(getattr(self.detector, "config", None), "angle_sigma_deg", None)
+        return None if sigma is None else float(sigma)
 
     def spin_changes(self, path: ThrowPath) -> list:
         """[(t0, t1 s, the change radians/s, counter-clockwise as drawn > 0)]: where the token's spin
@@ -1345,10 +1347,11 @@ class DodoDashSession(Session):
         another piece before the sample after that stretch (``t1``); it began where the rates before
         it last agreed with the one before within σ (``t0``; from the sample before that one's
         stretch when the first after it already differs). After a change, the rate just after it
-        is the one before the next. A box's angle is known up to a half turn."""
+        is the one before the next. A box's angle is known up to a half turn. None when the detector
+        does not read the token's orientation (:meth:`angle_sigma_deg`)."""
         s = path.samples
         i0 = s.i_launch
-        if len(s.t) - i0 < 3:
+        if len(s.t) - i0 < 3 or self.angle_sigma_deg() is None:
             return []
         a = np.unwrap(np.radians(s.ang), period=np.pi if s.size is not None else 2 * np.pi)
         dt = np.maximum(np.diff(s.t), 1e-6)

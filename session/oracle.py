@@ -9,6 +9,9 @@ from the quality of the real detector (:mod:`vision.detect`). What it gives and 
   ``airborne_sigma_mm`` (a thrown token: blur and the parallax of an unknown height);
 - ``height`` (top face above the mat) with ``height_sigma_mm`` noise, which is how a thrown token
   is seen to be in the air;
+- ``angle`` (the piece's rotation in the mat plane) with ``angle_sigma_deg`` noise: a detector that
+  reads a token's orientation (its outline, its print) to about a degree. The classical detector of
+  :mod:`vision.detect` does not read it for tokens (it reports 0), and declares no such σ;
 - the attributes a classifier can read (``team``, ``colour``, ``face``, ``card`` when face up),
   never the piece's identity (the dinosaur's name): identities are the tracker's job;
 - pieces dropped: those whose rendered visible fraction is below ``min_visible`` (a hand, another
@@ -40,6 +43,7 @@ class OracleConfig:
     fast_sigma_mm: float = 1.5
     airborne_sigma_mm: float = 3.0
     height_sigma_mm: float = 1.0
+    angle_sigma_deg: float = 1.0
     drop_p: float = 0.01
     min_visible: float = 0.5
     off_mat_mm: float = 150.0
@@ -84,6 +88,7 @@ class OracleDetector:
         cfg = self.config
         scene, truth, index, t = _scene_of(frame)
         rng = np.random.default_rng([self.seed, zlib.crc32(str(index).encode()), 1 if quality == "fast" else 0])
+        rng_angle = np.random.default_rng([self.seed, zlib.crc32(str(index).encode()), 2])  # apart: the places' noise as before
         L, W = self.board.length_mm, self.board.width_mm
         rows, ids = [], []
         for p in scene.pieces:
@@ -110,7 +115,7 @@ class OracleDetector:
                 attrs["card"] = "back"
             rows.append({"xy": xy, "radius": radius, "height": p.z + p.height + rng.normal(0.0, cfg.height_sigma_mm),
                          "kind": p.kind, "confidence": cfg.confidence, "sigma": sigma, "attributes": attrs,
-                         "angle": p.angle_deg, "size": size})
+                         "angle": p.angle_deg + rng_angle.normal(0.0, cfg.angle_sigma_deg), "size": size})
             ids.append(p.id)
         self._prev = {p.id: (p.x, p.y, p.z) for p in scene.pieces}
         self.last_ids = ids

@@ -216,3 +216,21 @@ def test_each_change_of_a_sliding_tokens_spin_is_found_and_a_slowing_one_is_none
     slowing = np.degrees(np.where(smp.t < 0, 0.0, 5.0 * smp.t - 4.0 * smp.t ** 2))  # 5 rad/s, slowing
     path = session.fit_path(replace(smp, ang=slowing), "egg", RACER_H)
     assert session.spin_changes(path) == []
+
+
+def test_a_detector_that_does_not_read_a_tokens_orientation_gives_no_spin_evidence():
+    """The same turning token: with the oracle (angles to 1°) the change is found; with a detector
+    that declares no angle σ (the classical one reports 0 for a token's angle) there is none."""
+    from dataclasses import replace
+
+    from sim.suites import _board
+
+    board = _board("dodo-dash/dodorado-jungle")
+    no_angles = SimpleNamespace(config=SimpleNamespace(), measures_height=True)
+    blind = DodoDashSession(board, no_angles, game=_StubDodoDash({"projectile": "egg"}))
+    smp = samples(slide(), lambda t: 0.0)
+    turned = replace(smp, ang=spun_from(0.2)(smp.t))
+    assert len(DodoDashSession(board, OracleDetector(board), game=_StubDodoDash({"projectile": "egg"}))
+               .spin_changes(blind.fit_path(turned, "egg", RACER_H))) == 1
+    assert blind.angle_sigma_deg() is None
+    assert blind.spin_changes(blind.fit_path(turned, "egg", RACER_H)) == []

@@ -79,3 +79,19 @@ def test_same_frame_same_noise(board):
 def test_needs_simulator_frames(det):
     with pytest.raises(ValueError, match="sim://"):
         det(object())
+
+
+def test_angles_carry_their_stated_noise_and_leave_the_places_noise_as_it_was(board):
+    b = board("dino-dunk/crater-court")
+    pieces = [piece(f"p{i}", "disc-small", 60.0 + 25 * i, 100) for i in range(10)]
+    for i, p in enumerate(pieces):
+        p.angle_deg = 10.0 * i
+    exact = OracleDetector(b, OracleConfig(angle_sigma_deg=0.0), seed=3)
+    noisy = OracleDetector(b, OracleConfig(angle_sigma_deg=2.0), seed=3)
+    errs = []
+    for k in range(40):
+        a, n = exact(frame(pieces, index=k)), noisy(frame(pieces, index=k))
+        assert np.array_equal(a.xy, n.xy)  # the angle's noise is drawn apart from the places'
+        assert np.allclose(a.angle, [10.0 * i for i in range(10)])
+        errs += list(n.angle - a.angle)
+    assert 1.6 < np.std(errs) < 2.4 and abs(np.mean(errs)) < 0.3

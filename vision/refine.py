@@ -61,7 +61,7 @@ class RefineConfig:
     shadow_min: float = 0.45
     shadow_out: float = 0.3
     converged_px: float = 0.1
-    threads: int = 2
+    threads: int = 1
     passes: int = 2
     choice_blur_px: tuple = (1.1,)
     choice_clip: float = 40.0

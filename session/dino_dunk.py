@@ -156,7 +156,12 @@ class DinoDunkSession(Session):
         band = self.referee.k * self.gap_sigma(flick)
         exp = flick.expected
         flicked = "ball" if exp.get("action") in ("shoot", "pass", "foul_shot") else exp.get("piece", "")
-        known = {self._id(flicked): flick.t_start - 1.0 / 30} if self._id(flicked) is not None else {}
+        # the flicked piece left rest after the last frame before the motion was seen: that frame's
+        # own time (a camera's frames are not exactly 1/30 s apart; a start a fraction of a
+        # millisecond after that frame would drop it, and the path's first stretch with it)
+        before = [fr.t for fr in flick.frames if fr.t < flick.t_start]
+        t_left = max(before) if before else flick.t_start - 1.0 / 30
+        known = {self._id(flicked): t_left} if self._id(flicked) is not None else {}
         moved = self._displaced(flick)
         # pieces that came to rest elsewhere moved, however briefly (a tight chain moves its pieces a
         # few mm, too slowly for a start to be seen): they start on the frame before they left rest

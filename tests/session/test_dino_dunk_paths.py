@@ -45,3 +45,18 @@ def test_a_chain_disc_that_sent_the_ball_flying_at_once_passes_the_foul_on():
     assert ans["foul"] and ans["carrier_struck"]
     assert "carrier_struck" not in flick.ruling.pending
     assert flick.ruling.facts["carrier_struck"] is True
+
+
+@pytest.mark.parametrize("index, seed", [(553, 0), (244, 1)])
+def test_the_flicked_discs_first_stretch_counts_when_frames_are_not_exactly_a_thirtieth_apart(index, seed):
+    """The frames carry their states' own times, up to a millisecond off the 1/30 s beat. The flicked
+    disc left rest after the last frame before the motion was seen, whatever that frame's exact
+    time; its first stretch, in which it struck the next disc of the chain, stays in its path, so
+    the chain reaches the carrier: a foul."""
+    scn, ans, session = judged(index, seed)
+    (flick,) = session.flicks
+    times = [fr.t for fr in flick.frames]
+    assert any(abs((b - a) * 30 - 1) > 0.01 for a, b in zip(times, times[1:]))  # off the beat
+    assert ans["foul"] and ans["carrier_struck"]
+    assert "carrier_struck" not in flick.ruling.pending, flick.contacts
+    assert flick.ruling.facts["carrier_struck"] is True

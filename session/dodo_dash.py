@@ -179,7 +179,7 @@ class HeightlessReach:
     from the launch on, ``pts`` (n, 8, 2) the corners whose convex hull holds every place the token
     can have had in it (the hull of the two samples' camera rays, from elevation 0 up to the
     highest it can have been, or only the part of it low enough to touch a racer; corners
-    repeated where fewer: :func:`_low_part`), ``t`` (n,) the stretch's start, ``sig`` (n,) its σ, ``slack`` (n,) how far the
+    repeated where fewer: :func:`_span_low_part`), ``t`` (n,) the stretch's start, ``sig`` (n,) its σ, ``slack`` (n,) how far the
     token can have strayed beyond that hull unseen (frames without it, no transform); ``rest`` its
     final resting place on the mat ((2,) mm, σ mm, angle radians, t s from which it was seen
     there), None when it was not seen at rest after the launch; ``footprint`` mm, the radius of a
@@ -1643,23 +1643,6 @@ def _gap(P, A, size, radius, q, r) -> np.ndarray:
     outside = np.hypot(ex, ey)
     inside = np.minimum(hx - np.abs(u), hy - np.abs(v))
     return np.where(outside > 0, outside, -inside) - r
-
-
-def _low_part(a, a_top, a_h: float, b, b_top, b_h: float, h_c: float) -> list:
-    """The corners (2,) mat mm of where the token can have been between two samples with its base
-    at most ``h_c`` mm above the mat: the part below ``h_c`` of the hull (in 3D) of the two camera
-    rays, sample ``a`` from its place at elevation 0 to ``a_top`` at ``a_h`` mm, ``b`` likewise,
-    seen from above; always 8 corners (repeated where fewer)."""
-    verts = [(np.asarray(a, float), 0.0), (np.asarray(a_top, float), float(a_h)),
-             (np.asarray(b, float), 0.0), (np.asarray(b_top, float), float(b_h))]
-    out = [p for p, z in verts if z <= h_c]
-    for m in range(4):
-        for n in range(m + 1, 4):
-            (p, zp), (q, zq) = verts[m], verts[n]
-            if (zp - h_c) * (zq - h_c) < 0:
-                out.append(p + (q - p) * (h_c - zp) / (zq - zp))
-    out += [out[0]] * (8 - len(out))
-    return out[:8]
 
 
 def _span_low_part(a, a_lo: float, a_top, a_hi: float, b, b_lo: float, b_top, b_hi: float, h_c: float) -> list:

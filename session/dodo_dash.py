@@ -905,11 +905,11 @@ class DodoDashSession(Session):
                     cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
         return cands
 
-    # -- stage 3, for a detector that does not measure heights -------------------------------------
     # -- a token the detector lost -------------------------------------------------------------------
     lost_frames = 2  # a projectile at rest unseen this many frames in a row while a throw is awaited is gone
     lost_gone_s = 0.5  # a flick opened by a lost token is over once nothing moved for this long and it is not back,
     lost_back_frames = 3  # ... or once it has been seen back, still, this many frames
+    _lost_watch = None  # what lost_motion watches: {"key": (flicks so far, projectile), "n": frames, "ref": {track: its places}}
 
     def lost_motion(self, obs: Observation) -> str | None:
         """While a throw is awaited and nothing is seen moving: why a throw happened all the same
@@ -924,7 +924,7 @@ class DodoDashSession(Session):
         key = (len(self.flicks), None if exp is None else exp.get("projectile"))
         if exp is None or exp.get("action") != "throw":
             return None
-        w = self.__dict__.get("_lost_watch")
+        w = self._lost_watch
         if w is None or w["key"] != key:
             w = self._lost_watch = {"key": key, "n": 0, "ref": {}}
         w["n"] += 1
@@ -1045,6 +1045,7 @@ class DodoDashSession(Session):
         return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, radius, s.size)
                                              for r in racers])
 
+    # -- stage 3, for a detector that does not measure heights -------------------------------------
     # The highest a thrown token's base goes above the mat (mm), by kind, with a margin: the
     # rulebook's throws as the simulator draws them (sim/config.yaml ``dodo-dash.projectiles``):
     # the Meteorite dropped from at most 400 mm, the Log from 70 mm, the Feather from 120 mm thrown

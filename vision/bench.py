@@ -25,7 +25,10 @@ there, see ``vision/blobs.py``); pieces that are less visible,
 in the air or of kinds it does not report are "don't care" (a detection on them is neither right nor
 wrong). Detections are matched to truth one-to-one by distance (Hungarian), within 0.6 × the
 piece's radius (at least 6 mm). Position error is reported for pieces ≥ 99% visible, at rest
-(``unoccluded``); for round pieces (refined) and for the rest (box position) apart.
+(``unoccluded``); for round pieces (refined) and for the rest (box position) apart. Every such
+piece is also listed in the report (``pieces`` of each method: its frame, kind, the kind found, the
+error, its part toward the camera and the claimed σ; ``--json OUT`` writes them) to look into the
+tail of the errors.
 
 Each method's recall, precision and position error are also given for the round kinds alone (the
 figures comparable with those of a classical detector that found round pieces only) and for the
@@ -192,6 +195,7 @@ class Tally:
     cpu: dict = field(default_factory=dict)
     frames: int = 0
     misses: list = field(default_factory=list)
+    pieces: list = field(default_factory=list)
 
     def add_ms(self, timings: dict, cpu: dict) -> None:
         for k, v in timings.items():
@@ -200,10 +204,12 @@ class Tally:
             self.cpu.setdefault(k, []).append(v)
 
 
-def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds: set, only: set | None = None) -> None:
+def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds: set, only: set | None = None,
+                index: int | None = None) -> None:
     """Add one frame's matches to ``tally`` (see the module doc for what counts). ``only``: count
     only these kinds (the detections and the truth of other kinds are left out; a detection of
-    these kinds on a piece of another kind is still not wrong)."""
+    these kinds on a piece of another kind is still not wrong). Each piece whose position error
+    counts is also listed in ``tally.pieces`` (:func:`piece_row`; ``index`` the frame's)."""
     game = frame.board.game
     if only is not None:
         reported = set(reported) & set(only)
@@ -231,6 +237,8 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
             (tally.err_round if kind in round_kinds else tally.err_box).append(e)
             (tally.sig_round if kind in round_kinds else tally.sig_box).append(float(obs.sigma[i]))
             tally.kind_err.setdefault(kind, []).append((e, float(obs.sigma[i])))
+            tally.pieces.append(piece_row(frame, index, t, kind, str(obs.kind[i]), obs.xy[i], float(obs.sigma[i]),
+                                          kind in round_kinds))
     for j in range(len(truth)):
         if care[j] and j not in matched_truth:
             tally.fn += 1
@@ -246,6 +254,23 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
         if len(allxy) and np.any(np.linalg.norm(allxy - obs.xy[i], axis=1) <= allgate):
             continue
         tally.fp += 1
+
+
+def piece_row(frame: BenchFrame, index, truth: dict, kind: str, found: str, xy, sigma: float, is_round: bool) -> dict:
+    """One piece's position error (mat mm) as the report lists it: the frame (``index``, suite, the
+    camera's tilt), the piece (id, kind, the kind found, round or not), the error and its parts
+    (``dx``, ``dy``; ``toward_camera``: the part along the line from the piece to the point under
+    the camera, positive toward it, where the registration gives the camera) and the claimed σ."""
+    d = np.asarray(xy, dtype=float) - truth["xy"]
+    row = {"frame": index, "suite": frame.suite, "tilt_deg": frame.params.get("tilt_deg"), "id": str(truth["id"]),
+           "kind": kind, "found": found, "round": bool(is_round), "error_mm": float(np.hypot(d[0], d[1])),
+           "dx": float(d[0]), "dy": float(d[1]), "sigma_mm": float(sigma)}
+    centre = getattr(frame.transform, "camera_centre_mm", None)
+    if centre is not None:
+        u = np.asarray(centre(), dtype=float)[:2] - truth["xy"]
+        n = float(np.hypot(u[0], u[1]))
+        row["toward_camera"] = float(d @ u / n) if n > 0 else 0.0
+    return row
 
 
 def _stats(err: list, sig: list) -> dict:
@@ -287,7 +312,7 @@ def summarise(t: Tally) -> dict:
             "cpu_ms_total": cpu_total, "fps_wall": 1000.0 / total if total > 0 else None,
             "fps_cpu": 1000.0 / cpu_total if cpu_total > 0 else None,
             "per_kind": {k: {"found": v[0], "missed": v[1], "kind_ok": v[2]} for k, v in sorted(t.per_kind.items())},
-            "misses": t.misses[:20]}
+            "misses": t.misses[:20], "pieces": t.pieces}
 
 
 def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yolo", "hybrid"), model=None, seed: int = BENCH_SEED,
@@ -311,7 +336,7 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
         parts = {m: {"round": Tally(), "other": Tally()} for m in methods}
         scales = []
         t_start = time.perf_counter()
-        for fr in bench_frames(frames, view, seed, progress=progress):
+        for index, fr in enumerate(bench_frames(frames, view, seed, progress=progress)):
             scales.append(fr.mm_per_px)
             game = fr.board.game
             kinds = piece_kinds(specs, game)
@@ -321,7 +346,7 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
                                model=loaded if m != "classical" else None, method=m, attributes=attributes)
                 obs = det(fr.image, 0, 0.0)
                 reported = {k.name for k in det.round} | det.blob_kinds if m == "classical" else set(kinds) | {"ball"}
-                score_frame(tallies[m], obs, fr, reported, rk)
+                score_frame(tallies[m], obs, fr, reported, rk, index=index)
                 score_frame(parts[m]["round"], obs, fr, reported, rk, only=rk | {"ball"})
                 score_frame(parts[m]["other"], obs, fr, reported, rk, only=set(kinds) - rk - {"ball"})
                 tallies[m].add_ms(det.timings_ms, det.cpu_ms)

@@ -56,3 +56,33 @@ def test_score_frame_counts_recall_precision_and_dont_care():
     s = summarise(t)
     assert s["recall"] == 0.5 and s["precision"] == 0.5
     assert s["round"]["within_3sigma"] == 1.0
+
+
+class _Toward:
+    """A registration stand-in that has only the camera's centre (above mat mm (0, 100))."""
+
+    def camera_centre_mm(self):
+        return np.array([0.0, 100.0, -800.0])
+
+
+def test_score_frame_lists_each_piece_with_its_error_and_sigma():
+    truth = [_piece("a", "disc-medium", 100, 100), _piece("b", "ball", 300, 100, radius=9.5),
+             _piece("c", "disc-medium", 500, 100, visible=0.9)]  # counted for recall, not for position
+    fr = BenchFrame(None, None, _Toward(), BOARD, truth, "dino-dunk/shots", 2.0, {"tilt_deg": 30.0})
+    obs = Observation.from_pieces([
+        {"xy": [99.0, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.4},  # 1 mm toward the camera
+        {"xy": [300.0, 102.0], "radius": 14.5, "kind": "disc-small", "sigma": 0.9},  # the wrong size, 2 mm across
+        {"xy": [500.0, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3},
+    ])
+    t = Tally()
+    score_frame(t, obs, fr, {"disc-medium", "ball"}, {"disc-medium", "ball"}, index=7)
+    rows = {r["id"]: r for r in t.pieces}
+    assert set(rows) == {"a", "b"}
+    a, b = rows["a"], rows["b"]
+    assert a["frame"] == 7 and a["tilt_deg"] == 30.0 and a["kind"] == a["found"] == "disc-medium"
+    assert a["error_mm"] == pytest.approx(1.0) and a["toward_camera"] == pytest.approx(1.0) and a["sigma_mm"] == 0.4
+    assert b["found"] == "disc-small" and b["error_mm"] == pytest.approx(2.0) and b["toward_camera"] == pytest.approx(0.0, abs=1e-9)
+    assert (b["dx"], b["dy"]) == pytest.approx((0.0, 2.0))
+    # the list holds the same errors the figures are made of
+    assert sorted(r["error_mm"] for r in t.pieces) == pytest.approx(sorted(t.err_round))
+    assert summarise(t)["pieces"] == t.pieces

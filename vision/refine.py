@@ -71,6 +71,7 @@ class RefineConfig:
     frame_blur_below_px: float = 6.0
     frame_blur_pieces: int = 6
     choice_rescore_px: float = 1.0
+    choice_shrink_px: float = 0.5
 
 
 @dataclass
@@ -861,7 +862,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         by most of a small disc's radius (the difference saw only part of the piece): they are scored
         again at the fit's centre, and every size that then scores within ``choice_ambiguity`` of the
         best (or better than the one fitted) is fitted too, from there; the fits are compared at
-        their own centres. ``spread`` (mm) is the distance to the runner-up's fit when it scored
+        their own centres (of two about as good, a larger whose fit shrank its outline by
+        ``choice_shrink_px`` or more loses to a smaller that did not shrink more). ``spread`` (mm) is the distance to the runner-up's fit when it scored
         within ``choice_ambiguity`` of the winner's (the position is that unsure), else 0."""
         others = [outlines[j] for j in np.nonzero(apart[i])[0]] + fixed
         order, sc = orders[i]
@@ -917,6 +919,14 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
                                    [fitted[win][1], fitted[k][1]], height[i], cfg, others)
             d = float(np.linalg.norm(fitted[win][0].c - fitted[k][0].c))
             close = max(own) < cfg.choice_ambiguity * min(own)
+            if close and cfg.choice_shrink_px > 0 and fitted[win][1] != fitted[k][1]:
+                # about as good on the pixels: the larger size's fit had to shrink its outline (toward
+                # the smaller) while the smaller's did not shrink more: the piece is the smaller
+                big, small = (0, 1) if fitted[win][1] > fitted[k][1] else (1, 0)
+                gb, gs = fitted[(win, k)[big]][0].growth_px, fitted[(win, k)[small]][0].growth_px
+                if gb <= -cfg.choice_shrink_px and gs > gb:
+                    own = own.copy()
+                    own[small] = min(own[small], own[big] * (1.0 - 1e-9))
             if own[1] < own[0]:
                 win, spread = k, (d if close else 0.0)
             elif close:

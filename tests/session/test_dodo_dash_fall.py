@@ -9,38 +9,19 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
 
 from session.bench import _StubDodoDash
 from session.dodo_dash import DodoDashSession, ThrowSamples
-from tests.session.test_dodo_dash_heightless import RACER_H, called, racer, throw
-
-
-@pytest.fixture(scope="module")
-def jungle():
-    from sim.suites import _board
-
-    return _board("dodo-dash/dodorado-jungle")
-
-
-@pytest.fixture(scope="module")
-def transform(jungle):
-    from vision.bench import framed_camera
-
-    return framed_camera(np.random.default_rng(3), jungle, tilt=(30.0, 30.0)).transform()
-
-
-@pytest.fixture(scope="module")
-def session(jungle, transform):
-    return DodoDashSession(jungle, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}), transform=transform)
+from tests.session.test_dodo_dash_heightless import (  # noqa: F401 (board, transform, session: its fixtures)
+    RACER_H, board, called, racer, session, throw, transform)
 
 
 def noisy(s: ThrowSamples, rng, sigma=2.0) -> ThrowSamples:
     return ThrowSamples(s.t, s.xy + rng.normal(0.0, sigma, s.xy.shape), s.zb, s.sig, s.ang, s.size, s.i_launch, s.t_launch)
 
 
-def test_the_spans_hold_the_true_heights_and_shrink_where_the_fit_is_sure(session, transform, jungle):
-    start = np.array([260.0, jungle.width_mm / 2])
+def test_the_spans_hold_the_true_heights_and_shrink_where_the_fit_is_sure(session, transform, board):
+    start = np.array([260.0, board.width_mm / 2])
     s, xyz = throw(transform, start, np.array([1.0, 0.0]), z0=300.0, vx=1000.0)
     lo, hi, fits = session.fall_spans(s, "banana", session._final_rest(s))
     assert fits  # fitted
@@ -54,7 +35,7 @@ def test_the_spans_hold_the_true_heights_and_shrink_where_the_fit_is_sure(sessio
     assert (lo[:s.i_launch] == 0).all() and (hi[:s.i_launch] == session.throw_height_max("banana")).all()  # (the hold: unfitted)
 
 
-def test_the_spans_are_honest_on_noisy_throws(session, transform, jungle):
+def test_the_spans_are_honest_on_noisy_throws(session, transform, board):
     """Throws of every height and direction, the samples σ 2 mm off: the true height stays within
     each sample's span (a span that missed it would make a wrong call a confident one)."""
     rng = np.random.default_rng(11)
@@ -72,12 +53,12 @@ def test_the_spans_are_honest_on_noisy_throws(session, transform, jungle):
     assert misses == 0, f"{misses} of {n} samples outside their span"
 
 
-def test_a_racer_the_token_seemed_to_pass_is_called_once_the_fall_is_fitted(session, transform, jungle):
+def test_a_racer_the_token_seemed_to_pass_is_called_once_the_fall_is_fitted(session, transform, board):
     """Released 300 mm up at 1000 mm/s, the Banana is seen (as if on the mat) right over a racer
     while it is 250 mm up: taken at any height up its rays it may have been low there (asked);
     its fall fitted, it was never low enough near that racer (a confident no). A curving throw
     (the Feather) is not fitted."""
-    start = np.array([260.0, jungle.width_mm / 2])
+    start = np.array([260.0, board.width_mm / 2])
     s, xyz = throw(transform, start, np.array([1.0, 0.0]), z0=300.0, vx=1000.0)
     i = s.i_launch + 3
     assert xyz[i, 2] > 240.0
@@ -85,7 +66,7 @@ def test_a_racer_the_token_seemed_to_pass_is_called_once_the_fall_is_fitted(sess
     v, order = called(session, s, [racer(1, where_seen)])
     assert (v["racer-1"].answer, v["racer-1"].detail["evidence"]) == ("no", "out of reach at any height")
     assert order == []
-    whole_ray = DodoDashSession(jungle, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}),
+    whole_ray = DodoDashSession(board, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}),
                                 transform=transform)
     whole_ray.fall_min_samples = 10 ** 6  # (never fitted)
     v, _ = called(whole_ray, s, [racer(1, where_seen)])

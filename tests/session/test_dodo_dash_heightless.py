@@ -88,6 +88,16 @@ def away_from_camera(transform, p):
     return d / np.hypot(*d)
 
 
+def across_the_board(transform, board):
+    """A throw 300 mm along the mat's long axis through its centre: (its samples, the middle of
+    its path, the unit direction across it away from the camera)."""
+    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
+    u = np.array([1.0, 0.0])
+    s, _ = throw(transform, start, u)
+    mid = start + 150.0 * u
+    return s, mid, np.array([0.0, 1.0]) * np.sign(away_from_camera(transform, mid)[1])
+
+
 def test_the_session_knows_whether_its_detector_measures_heights(session, board):
     assert session.measures_height() is False
     assert DodoDashSession(board, OracleDetector(board), game=_StubDodoDash({"projectile": "banana"})).measures_height()
@@ -129,11 +139,7 @@ def test_a_token_far_above_a_racer_cannot_have_touched_it(session, transform, bo
 def test_a_racer_no_place_of_the_token_reaches_is_not_touched(session, transform, board):
     """A racer 120 mm to the side of the path, on the side away from the camera (where no height
     moves the token's true place): a confident no."""
-    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
-    u = np.array([1.0, 0.0])
-    s, xyz = throw(transform, start, u)
-    mid = start + 150.0 * u
-    side = np.array([0.0, 1.0]) * np.sign(away_from_camera(transform, mid)[1])
+    s, mid, side = across_the_board(transform, board)
     v, order = called(session, s, [racer(2, mid + 120.0 * side)])
     assert (v["racer-2"].answer, v["racer-2"].detail["evidence"]) == ("no", "out of reach at any height")
     assert order == []
@@ -182,10 +188,6 @@ def test_without_a_transform_every_direction_is_open(board, transform):
     """No transform: the ray is taken at 45° in any direction, so the racer on the side away from
     the camera that a transform rules out is asked."""
     plain = DodoDashSession(board, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}))
-    start = np.array([board.length_mm / 2 - 150.0, board.width_mm / 2])
-    u = np.array([1.0, 0.0])
-    s, _ = throw(transform, start, u)
-    mid = start + 150.0 * u
-    side = np.array([0.0, 1.0]) * np.sign(away_from_camera(transform, mid)[1])
+    s, mid, side = across_the_board(transform, board)
     v, _ = called(plain, s, [racer(2, mid + 120.0 * side)])
     assert v["racer-2"].answer == "too_close"

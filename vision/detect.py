@@ -83,6 +83,8 @@ class DetectConfig:
     reuse_mm: float = 3.0
     reuse_level: float = 2.0
     edge_margin_mm: float = 40.0
+    fragment_min_fraction: float = 0.0
+    fragment_score: float = 0.5
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -376,9 +378,53 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             xy.append(tuple((c - 0.5 * shift)[0]))
             kind_names.append(kinds[best].name)
             score.append(min(1.0, r / kinds[best].radius))
+        if config.fragment_min_fraction > 0:
+            for fx, fy, best in _fragments(top, group, kinds, taken, s, origin, config):
+                taken.append((fx, fy, kinds[best].radius))
+                c = np.array([[fx, fy]])
+                shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
+                xy.append(tuple((c - 0.5 * shift)[0]))
+                kind_names.append(kinds[best].name)
+                score.append(config.fragment_score)
     n = len(xy)
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4))
+
+
+def _fragments(top: np.ndarray, group: list, kinds: list, taken: list, s: float, origin: tuple,
+               config: DetectConfig) -> list:
+    """Parts of the rectified mask ``top`` (one height's plane, ``s`` px per mm, pixel (0, 0) at mat
+    mm ``origin``) too thin for a peak: a piece whose colour is close to the mat's leaves only its
+    rim, its wall or its print in the difference. Each connected part that holds no piece found
+    (``taken``: (x, y, radius) mat mm) and whose area lies between ``fragment_min_fraction`` of the
+    smallest top face of ``group`` (indices into ``kinds``) and the largest top face is a candidate
+    at its centroid, of the smallest kind (the refinement picks the size among it and the larger
+    ones, and drops what no cylinder explains). Returns [(x, y, kind index)] in mat mm."""
+    import cv2
+
+    n_cc, labels, stats, cents = cv2.connectedComponentsWithStats(top, connectivity=8)
+    if n_cc <= 1:
+        return []
+    r_lo = min(kinds[i].radius for i in group)
+    r_hi = max(kinds[i].radius for i in group)
+    a_lo = config.fragment_min_fraction * np.pi * (r_lo * s) ** 2
+    a_hi = np.pi * (r_hi * s) ** 2
+    ok = (stats[:, 4] >= a_lo) & (stats[:, 4] <= a_hi)
+    ok[0] = False
+    h, w = top.shape
+    ox, oy = origin
+    for tx, ty, _ in taken:  # a part that holds a piece found is that piece
+        px, py = int(round((tx - ox) * s)), int(round((ty - oy) * s))
+        if 0 <= px < w and 0 <= py < h:
+            ok[labels[py, px]] = False
+    best = min(group, key=lambda i: kinds[i].radius)
+    out = []
+    for k in np.nonzero(ok)[0]:
+        fx, fy = cents[k][0] / s + ox, cents[k][1] / s + oy
+        if any((fx - tx) ** 2 + (fy - ty) ** 2 < tr ** 2 for tx, ty, tr in taken):
+            continue
+        out.append((fx, fy, best))
+    return out
 
 
 def rough_from_boxes(transform: MatTransform, xyxy: np.ndarray, heights: np.ndarray) -> np.ndarray:

@@ -80,7 +80,8 @@ class ThrowPath:
     The path followed every ``dt`` s from ``samples.t_launch``: times ``T``, centre ``P`` (n, 2),
     its σ ``S``, base height ``Z``, angle ``A`` (radians), ``low`` where the base is below a racer's
     top; ``i_land`` the landing's index in ``T`` (None: no landing). ``z_sigma`` one height
-    sample's σ, ``z_hold_s`` the σ of the height held before the launch (mm)."""
+    sample's σ, ``z_hold_s`` the σ of the height held before the launch (mm); ``land_window`` the
+    first and last index in ``T`` the landing can have been at (:meth:`_land_window`)."""
 
     samples: ThrowSamples
     fall: object
@@ -103,6 +104,7 @@ class ThrowPath:
     z_sigma: float
     z_hold_s: float
     dt: float
+    land_window: tuple = (0, 0)
 
 
 @dataclass
@@ -226,7 +228,7 @@ class DodoDashSession(Session):
         if proj is None and lost is None:
             flick.notes.append("no projectile was seen moving")
             return None
-        racers = [tr for tr in self.flick_tracks(flick, self.t0(flick)) if tr.kind == "racer" and tr.name]
+        racers = self.racer_tracks(flick)
         if proj is None:
             s, kind, radius, why = lost
             flick.mover = kind
@@ -239,6 +241,71 @@ class DodoDashSession(Session):
                            "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
         return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
 
+    # -- the racers: the identities the user gave -----------------------------------------------------
+    _named_racers: set = frozenset()  # names the user gave pieces the detector saw as racers then
+
+    def racer_names(self) -> set:
+        """The names that are racers: the engine's racer ids (when it has positions) and every name
+        the user gave a piece that the detector saw as a racer when it was named. A piece so named
+        stays a racer whatever kind the detector reports for it later."""
+        names = set(self._named_racers)
+        try:
+            names |= {str(n) for n in self.game.positions()}
+        except Exception:  # an engine without positions (a stub in a benchmark)
+            pass
+        return names
+
+    def assign(self, track_id: int, name: str) -> None:
+        tr = self.tracker.tracks.get(int(track_id))
+        super().assign(track_id, name)
+        if tr is not None and tr.kind == "racer":
+            self._named_racers = set(self._named_racers) | {str(name)}
+
+    def assign_at(self, positions) -> dict:
+        out = super().assign_at(positions)
+        self._named_racers = set(self._named_racers) | {n for n, tid in out.items()
+                                                        if self.tracker.tracks[tid].kind == "racer"}
+        return out
+
+    def racer_tracks(self, flick: Flick) -> list:
+        """The racers in ``flick`` (:meth:`session.core.Session.flick_tracks`): the tracks bearing a
+        racer's name (:meth:`racer_names`), whatever kind the detector gives them now, with the
+        racer's kind and radius from the specs where the detector took it for another kind."""
+        from dataclasses import replace
+
+        names = self.racer_names()
+        spec = self.specs.piece(GAME, "racer")
+        out = []
+        for tr in self.flick_tracks(flick, self.t0(flick)):
+            if not tr.name or (tr.name not in names and tr.kind != "racer"):
+                continue
+            out.append(tr if tr.kind == "racer" else replace(tr, kind="racer", radius=float(spec.radius)))
+        return out
+
+    def _reconcile(self, obs: Observation) -> None:
+        """As :meth:`session.core.Session._reconcile`, and a racer whose piece is not seen now under
+        its name (the detector took it for another kind: a new track) goes to the unnamed piece of
+        any kind seen within a racer's radius of where it was last seen: no other piece's centre
+        can be so near a racer's."""
+        super()._reconcile(obs)
+        names = self.racer_names()
+        if not names:
+            return
+        tracks = self.tracker.tracks
+        seen = {int(t) for t in obs.track_id if t >= 0}
+        lost = [tr for tr in tracks.values() if tr.name in names and tr.id not in seen and tr.xy]
+        free = [tracks[t] for t in sorted(seen) if not tracks[t].name and tracks[t].xy]
+        gate = float(self.specs.piece(GAME, "racer").radius)
+        for tr in lost:
+            near = [(float(np.hypot(*(f.position() - tr.position()))), f.id) for f in free]
+            near = [x for x in near if x[0] <= gate]
+            if near:
+                tid = min(near)[1]
+                self.tracker.name(tid, tr.name)
+                free = [f for f in free if f.id != tid]
+                self._emit({"kind": "identify", "name": tr.name, "track": tid, "unsure": False,
+                            "why": f"the racer is seen as a {tracks[tid].kind} where it stood"})
+
     def projectile_track(self, flick: Flick):
         """The projectile: the track of a projectile kind that moved most during the flick, or None
         when none moved beyond its noise (across the mat or up and down: a Meteorite may fall
@@ -247,8 +314,9 @@ class DodoDashSession(Session):
         z_sigma = self._height_sigma()
         xy_min, z_min = max(3.0, 6.0 * self._rest_sigma()), max(3.0, 6.0 * z_sigma)
         best, best_d = None, 0.0
+        racers = self.racer_names()
         for tr in self.flick_tracks(flick, self.t0(flick)):
-            if tr.kind not in PROJECTILES or (kind and tr.kind != kind):
+            if tr.kind not in PROJECTILES or (kind and tr.kind != kind) or (tr.name and tr.name in racers):
                 continue
             _, xy = tr.trajectory()
             d = float(np.ptp(xy, axis=0).max()) if len(xy) > 1 else 0.0
@@ -394,7 +462,13 @@ class DodoDashSession(Session):
                 t_land = float(t[ia[-1]] + 0.5 * (t[min(ia[-1] + 1, len(t) - 1)] - t[ia[-1]]))
                 t_land_s = 0.5 / 30.0
         elif zb[i_launch:].size and zb[i_launch] > land_z:
-            t_land = float(t[i_launch])
+            # one sample in the air: it landed after it, by the next sample (half-way, give or take
+            # half the gap), not where it was seen in the air
+            i_a = i_launch + int(np.argmin(air[i_launch:])) - 1 if not air[i_launch:].all() else len(t) - 1
+            i_a = max(i_a, i_launch)
+            i_b = min(i_a + 1, len(t) - 1)
+            t_land = float(t[i_a] + 0.5 * (t[i_b] - t[i_a]))
+            t_land_s = max(0.5 * float(t[i_b] - t[i_a]), 1e-3)
         return fall, t_land, t_land_s
 
     def _fit_segments(self, s: ThrowSamples, kind: str, fall, t_land: float | None) -> tuple[list, int]:
@@ -453,8 +527,67 @@ class DodoDashSession(Session):
                                           np.append(pin[2], sig[sg.i0:sg.i1]), sg.degree)
                         fit.i0, fit.i1, fit.pins = sg.i0, sg.i1, [pin]
                         sg = fit
+                if pi == 1 and not self._slides_fit(sg):
+                    # a "slide" that speeds up or comes back is no slide (friction only slows a
+                    # token along its line): its samples are split where that costs least
+                    for sub in self._split_slide(t[sg.i0:sg.i1], xy[sg.i0:sg.i1], sig[sg.i0:sg.i1]):
+                        sub.i0, sub.i1 = sub.i0 + sg.i0, sub.i1 + sg.i0
+                        segs.append(sub)
+                    continue
                 segs.append(sg)
         return segs, at_land
+
+    def _split_slide(self, t, xy, sig) -> list:
+        """Segments (indices from 0) of samples on the mat whose one fit was no slide
+        (:meth:`_slides_fit`): of every place to split them in two, each side segmented as a path
+        on the mat is (:func:`vision.paths.segment_path`), the one whose segments are all slides
+        at the least cost (χ², the break penalty and 2 per fitted parameter); when none is, the
+        samples segmented without a curve (a touch falls between two segments)."""
+        from vision.paths import segment_path
+
+        kw = dict(penalty=self.break_penalty, waypoints=True, min_points=3)
+        slide = dict(kw, degrees=(0, 1, 2), max_accel=self.max_slide_decel_mm_s2, max_side_accel=self.max_slide_turn_mm_s2,
+                     accel_slack=3.0)
+
+        def cost(segs):
+            return sum(sg.chi2 + self.break_penalty + 4.0 * (sg.degree + 1) for sg in segs)
+
+        best, best_cost = None, np.inf
+        for m in range(1, len(t)):
+            left = segment_path(t[:m], xy[:m], sig[:m], **slide)
+            right = segment_path(t[m:], xy[m:], sig[m:], **slide)
+            for sg in right:
+                sg.i0, sg.i1 = sg.i0 + m, sg.i1 + m
+            parts = left + right
+            if all(self._slides_fit(sg) for sg in parts) and cost(parts) < best_cost:
+                best, best_cost = parts, cost(parts)
+        if best is None:
+            best = segment_path(t, xy, sig, degrees=(0, 1), **kw)
+        return best
+
+    slide_slack_z = 3.0  # a fitted slide speeding up or coming back by more than this many σ is none,
+    slide_p_min = 0.01  # ... nor one its samples fit this unlikely (a turn the curve smoothed over)
+
+    def _slides_fit(self, sg) -> bool:
+        """Whether a segment fitted on the mat can be a slide: a curve (degree 2) neither ends faster
+        than it starts nor comes back along the line it starts on, within ``slide_slack_z`` σ of its
+        fit, and fits its samples as a curve (χ² likely at ``slide_p_min``)."""
+        from scipy.stats import chi2 as chi2_dist
+
+        if sg.degree < 2 or _waypoint(sg):
+            return True
+        z = self.slide_slack_z
+        v0, v1 = sg.vel(sg.t0)[0], sg.vel(sg.t1)[0]
+        n0 = float(np.hypot(*v0))
+        if n0 < 1e-6:
+            return True
+        u = v0 / n0
+        s0, s1 = float(sg.vel_sigma(sg.t0)[0]), float(sg.vel_sigma(sg.t1)[0])
+        back = -float(v1 @ u) > z * s1
+        faster = float(np.hypot(*v1)) - n0 > z * float(np.hypot(s0, s1))
+        dof = 2 * (sg.n - 3)
+        rough = dof > 0 and chi2_dist.sf(sg.chi2, dof) < self.slide_p_min
+        return not (back or faster or rough)
 
     def _pin_landing(self, s: ThrowSamples, segs: list, at_land: int, t_land: float | None, t_land_s: float) -> tuple:
         """(how far the slide's start is off the flight's end at the landing, mm (None when no
@@ -468,21 +601,30 @@ class DodoDashSession(Session):
         if at_land < 0:
             return land_miss, land_miss_z
         a, b = segs[at_land], segs[at_land + 1]
+        # the flight's end at the landing: its fit there, or for a lone sample (a waypoint) that
+        # place carried on along the chord it arrived on
+        if _waypoint(a):
+            p_a, v_a, s_a, sv_a = self._ends(segs, at_land)[4:8]
+            pa_l = p_a + v_a * (t_land - a.t0)
+            sa_l = float(np.hypot(s_a, sv_a * abs(t_land - a.t0)))
+        else:
+            pa_l, v_a, sa_l, sv_a = a.pos(t_land)[0], a.vel(t_land)[0], float(a.pos_sigma(t_land)[0]), \
+                float(a.vel_sigma(t_land)[0])
         # (a plain landing keeps the direction: a turn there is a bounce, and pins nothing)
-        va, vb = a.vel(t_land)[0], b.vel(t_land)[0]
-        sva = max(float(np.hypot(a.vel_sigma(t_land)[0], b.vel_sigma(t_land)[0])), 1.0)
+        va, vb = v_a, b.vel(t_land)[0]
+        sva = max(float(np.hypot(sv_a, b.vel_sigma(t_land)[0])), 1.0)
         na = float(np.hypot(*va))
         z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
         # how far the slide's start is off the flight's end, less a slide forward unseen (when
         # the token is at rest from the first sample on the mat)
-        d_land = b.pos(t_land)[0] - a.pos(t_land)[0]
+        d_land = b.pos(t_land)[0] - pa_l
         if b.degree == 0 and na > 1e-6:
             along = float(d_land @ va) / na
             land_miss = float(np.hypot(float(d_land[0] * va[1] - d_land[1] * va[0]) / na, min(along, 0.0)))
         else:
             land_miss = float(np.hypot(*d_land))
-        land_miss_z = max(land_miss - 2.0, 0.0) / max(float(np.hypot(a.pos_sigma(t_land)[0], b.pos_sigma(t_land)[0])), 1e-6)
-        if land_miss_z <= self.pin_z and z_turn_l <= self.event_doubt_z and not _waypoint(b):
+        land_miss_z = max(land_miss - 2.0, 0.0) / max(float(np.hypot(sa_l, b.pos_sigma(t_land)[0])), 1e-6)
+        if land_miss_z <= self.pin_z and z_turn_l <= self.event_doubt_z and not _waypoint(a) and not _waypoint(b):
             pin = b.pos(t_land)
             if b.degree == 0 and na > 1e-6:  # at rest already: the slide's line, not its start
                 u = va / na
@@ -555,8 +697,27 @@ class DodoDashSession(Session):
         i_land = int(np.searchsorted(T, t_land)) if t_land is not None else None
         if i_land is not None and i_land >= len(T):
             i_land = len(T) - 1
-        return ThrowPath(s, fall, t_land, t_land_s, segs, at_land, land_miss, land_miss_z, ends, joins, bounds,
+        path = ThrowPath(s, fall, t_land, t_land_s, segs, at_land, land_miss, land_miss_z, ends, joins, bounds,
                          T, P, S, Z, A, low, i_land, z_sigma, z_hold_s, dt_eval)
+        path.land_window = self._land_window(path)
+        return path
+
+    def _land_window(self, path: ThrowPath) -> tuple:
+        """(first, last) index in ``path.T`` the landing can have been at: ``t_land`` ± k σ where a
+        fall placed it, else the stretch between the last sample seen in the air and the first on
+        the mat (``t_land`` ± ``t_land_s``, half that stretch); (i_land, i_land) without a landing."""
+        if path.i_land is None:
+            return (0, 0)
+        s = path.samples
+        air = (s.zb > max(2.0, 3 * path.z_sigma)) & (np.arange(len(s.t)) >= s.i_launch)
+        ia = np.flatnonzero(air)
+        bracketed = path.fall is None or not len(ia) or path.t_land > s.t[ia[-1]] + 1e-9 and abs(
+            path.t_land - 0.5 * (s.t[ia[-1]] + s.t[min(ia[-1] + 1, len(s.t) - 1)])) < 1e-9
+        w = path.t_land_s if bracketed else self.referee.k * path.t_land_s
+        i0 = int(np.searchsorted(path.T, path.t_land - w))
+        i1 = int(np.searchsorted(path.T, path.t_land + w))
+        i0, i1 = min(max(i0, 0), path.i_land), max(min(i1, len(path.T) - 1), path.i_land)
+        return (i0, i1)
 
     # -- stage 2: the events -----------------------------------------------------------------------
     def throw_events(self, path: ThrowPath, racers, rest_q: dict, radius: float, racer_h: float) -> ThrowEvents:
@@ -575,7 +736,7 @@ class DodoDashSession(Session):
         the landing), is no event."""
         k = self.referee.k
         T, Z, A, size = path.T, path.Z, path.A, path.samples.size
-        bounces, hidden, intervals = [], {}, []
+        bounces, hidden, intervals, start_doubt = [], {}, [], {}
         landed_on = self._landed_on_racer(path, racers, rest_q, radius)
         for si in range(len(path.segs) - 1):
             if np.interp(path.bounds[si + 1], T, Z) >= racer_h or (si == path.at_land and landed_on):
@@ -597,6 +758,12 @@ class DodoDashSession(Session):
                 significant, unexplained = True, True
             else:
                 unexplained = False
+            if iv.from_rest and si == 0 and path.samples.i_launch > 0:
+                # the start is unseen: between the last sample at rest and the first in motion the
+                # token can have gone out to a racer and come back, at any speed a throw has; the
+                # racers within that reach are in doubt unless other evidence decides them
+                for rid in self._within_reach(path, iv, racers, rest_q, radius, speed=self.max_speed_mm_s):
+                    start_doubt.setdefault(rid, (iv.t_mid, iv.s_miss, True))
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
@@ -605,6 +772,18 @@ class DodoDashSession(Session):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
             found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
+            if found and not unexplained and not iv.from_rest:
+                # a touch just before the last sample ahead of the interval hides in that sample's
+                # noise: a racer the token was within the noise of there (low enough) explains the
+                # turn as well as the ray's
+                k0 = min(int(np.searchsorted(T, iv.t0)), len(T) - 1)
+                if Z[k0] < racer_h:
+                    for r in racers:
+                        q, q_s = rest_q[r.id]
+                        g0 = float(_gap(iv.p_from[None], A[k0:k0 + 1], size, radius, q[None], r.radius)[0])
+                        if r.id not in found and g0 <= k * float(np.hypot(iv.s_from, q_s)):
+                            found.add(r.id)
+                            unexplained = True
             if significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
                 # around the interval is in doubt
@@ -615,6 +794,8 @@ class DodoDashSession(Session):
                     hidden[rid] = (iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
             for rid in after - found:  # the token may have gone on to these after the touch
                 hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
+        for rid, h in start_doubt.items():  # (a touch seen later stays what it is)
+            hidden.setdefault(rid, h)
         return ThrowEvents(bounces, hidden, intervals)
 
     def _landed_on_racer(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> bool:
@@ -625,8 +806,8 @@ class DodoDashSession(Session):
         if i_land is not None:
             for r in racers:
                 q, q_s = rest_q[r.id]
-                g_l = float(_gap(P[i_land:i_land + 1], A[i_land:i_land + 1], size, radius, q[None], r.radius)[0])
-                landed_on |= g_l < -k * float(np.hypot(S[i_land], q_s))
+                g_l = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
+                landed_on |= _land_margin(path, g_l) > k * float(np.hypot(S[i_land], q_s))
         return landed_on
 
     def _interval(self, path: ThrowPath, si: int) -> Interval:
@@ -663,6 +844,16 @@ class DodoDashSession(Session):
             z_turn = max(z_turn, abs(float(np.hypot(*chord)) - s_in) / max(float(np.hypot(sv_in, s_chord)), 1.0))
             if not _waypoint(b) and b.t1 <= t_land:
                 z_turn = max(z_turn, abs(s_out - s_in) / max(float(np.hypot(sv_in, sv_out)), 1.0))
+        # (the speed coming in measured on the mat: a lone sample's is the chord from the one before)
+        t_in = path.segs[si - 1].t1 if _waypoint(a) and si > 0 else a.t0
+        on_mat = t_land is None or t_in >= t_land
+        if on_mat and s_in > 1e-6 and s_in >= 2.0 * sv_in and not (b.degree == 0 and not _waypoint(b)):
+            # on the mat friction slows the token along its line by at most max_slide_decel: a
+            # token still going after the interval that lost more speed along it than that
+            # (or came back) was stopped by something
+            u_in = v_in / s_in
+            loss = s_in - float(v_out @ u_in) - self.max_slide_decel_mm_s2 * max(b.t0 - a.t1, 0.0)
+            z_turn = max(z_turn, loss / max(float(np.hypot(sv_in, sv_out)), 1.0))
         from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
         ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
         z_ahead = ahead / max(s_miss, 1e-6) if from_rest else 0.0
@@ -674,11 +865,15 @@ class DodoDashSession(Session):
         return Interval(si, a.t1, b.t0, t_mid, jn, p_from, v_in, s_from, sv_in, p_to, v_out, s_to, sv_out, s_in, s_out,
                         dt_gap, chord, s_chord, s_miss, z_miss, z_turn, z_ahead, from_rest)
 
-    def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
+    def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
+                      speed: float | None = None) -> list:
         """Ids of the racers the token can have reached in interval ``iv`` and come back from (it
-        never speeds up: within half the distance it could go beyond the chord, plus k σ)."""
+        never speeds up: within half the distance it could go beyond the chord, plus k σ; at
+        ``speed`` mm/s when given, else the fastest it was seen going either side)."""
         k = self.referee.k
-        L = max(iv.s_in, iv.s_out, float(np.hypot(*iv.chord))) * iv.dt_gap
+        if speed is None:
+            speed = max(iv.s_in, iv.s_out, float(np.hypot(*iv.chord)))
+        L = speed * iv.dt_gap
         allow = max(L - float(np.hypot(*(iv.p_to - iv.p_from))), 0.0) / 2 + k * iv.s_miss
         seg_pts = iv.p_from + np.linspace(0, 1, 21)[:, None] * (iv.p_to - iv.p_from)
         ang_mid = np.full(len(seg_pts), float(np.interp(iv.t_mid, path.T, path.A)))
@@ -820,7 +1015,7 @@ class DodoDashSession(Session):
         if i_land is not None and not any(c[3] == "landed on" for c in cands):
             # where it landed, whatever came before (a token leaving a racer it came over may
             # land on its edge)
-            cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
+            cands.append((_land_margin(path, gap), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
         g = np.where(low & free, gap, np.inf)
         j = int(np.argmin(g))
         if np.isfinite(g[j]) and g[j] > 0:
@@ -861,7 +1056,7 @@ class DodoDashSession(Session):
                                                   for e0, e1 in events.intervals)
             z_s = path.z_hold_s if T[i] < t[i_launch] else path.z_sigma  # (in the hand, or in flight)
             if i_land is not None and i <= i_land < end:
-                cands.append((float(-gap[i_land]), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
+                cands.append((_land_margin(path, gap), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
             elif low[i]:
                 # touched: deep enough, and below the racer's top when it began (σ of that
                 # height: the fall's and the onset's time uncertainty times the fall speed)
@@ -932,9 +1127,13 @@ class DodoDashSession(Session):
         k = self.motion.config.k
         why = None
         seen = set()
+        racers = self.racer_names()
         for i, tid in enumerate(obs.track_id):
             tid = int(tid)
             if tid < 0 or obs.kind[i] not in PROJECTILES or (kind and obs.kind[i] != kind):
+                continue
+            tr = self.tracker.tracks.get(tid)
+            if tr is not None and tr.name and tr.name in racers:  # a racer taken for a token
                 continue
             seen.add(tid)
             xy, sig = np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i])
@@ -977,9 +1176,10 @@ class DodoDashSession(Session):
         None when none was lost (it is still where it rested) or none rested before the flick."""
         kind = flick.expected.get("projectile", "")
         t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
+        racer_names = self.racer_names()  # (a racer the detector takes for a token is no token)
         # (every track seen in the flick's frames: one that vanished before the flick opened too)
         tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t_first
-                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind)]
+                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind) and not (tr.name and tr.name in racer_names)]
         if not tracks:
             return None
         t_last = float(flick.frames[-1].t) if flick.frames else flick.t_start
@@ -1596,7 +1796,8 @@ class DodoDashSession(Session):
         from referee.hexes import hex_calls
 
         names = obs.attribute("name")
-        idx = [i for i in range(len(obs)) if obs.kind[i] == "racer" and names[i]]
+        racers = self.racer_names()
+        idx = [i for i in range(len(obs)) if names[i] and (obs.kind[i] == "racer" or str(names[i]) in racers)]
         if not idx or not self.board.tracks:
             return {}
         track = self._track()
@@ -1690,6 +1891,18 @@ def _hull_dist(q, pts) -> np.ndarray:
         inside = (np.abs(area) > 1e-9) & (((s1 >= 0) & (s2 >= 0) & (s3 >= 0)) | ((s1 <= 0) & (s2 <= 0) & (s3 <= 0)))
         best[inside] = 0.0
     return best
+
+
+def _land_margin(path, gap: np.ndarray) -> float:
+    """The overlap (mm, −gap) of a racer's footprint where a throw's token landed, ``gap`` (n,) mm
+    along ``path.T``: over every instant the landing can have been (``path.t_land`` ± its σ times
+    the referee's k, or the stretch between the last sample in the air and the first on the mat when
+    no fall placed it: ``path.land_window``), the least overlap when it overlapped throughout, the
+    least gap when it overlapped nowhere, else 0 (where it landed decides, and is not known)."""
+    i0, i1 = path.land_window
+    w = -gap[i0:i1 + 1]
+    lo, hi = float(w.min()), float(w.max())
+    return lo if lo > 0 else (hi if hi < 0 else 0.0)
 
 
 def _waypoint(sg) -> bool:

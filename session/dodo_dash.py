@@ -11,7 +11,15 @@
   event between two samples that the fits cannot place (a bounce unseen, a turn no racer explains)
   leaves the racers the token could have reached too close to call. Racers in the order first
   touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
-  a person (``dodo-dash.hit`` default: not hit). A token whose spin changed (nothing but a touch
+  a person (``dodo-dash.hit`` default: not hit). A token at rest on the mat starts unseen between two
+  frames: the racers within reach of that start (out and back at the fastest throw) are in doubt
+  unless other evidence decides them. Where it landed is judged over every instant the landing can
+  have been (between the last sample in the air and the first on the mat when no fall placed it).
+  On the mat friction only slows a token along its line: a fitted slide that speeds up, comes back
+  or fits its samples unlikely is split, and a token that lost more speed than friction allows was
+  stopped by something.
+  The racers are the pieces the user named as racers (:meth:`DodoDashSession.racer_names`), whatever
+  kind the detector reports for them later. A token whose spin changed (nothing but a touch
   changes it: in the air it keeps its spin, on the mat friction only slows it) where one racer
   alone can have been touched touched that racer. The call is made in stages
   (:meth:`DodoDashSession.hit_verdicts`): the path fit (:class:`ThrowPath`), the events between its
@@ -528,8 +536,9 @@ class DodoDashSession(Session):
                         fit.i0, fit.i1, fit.pins = sg.i0, sg.i1, [pin]
                         sg = fit
                 if pi == 1 and not self._slides_fit(sg):
-                    # a "slide" that speeds up or comes back is no slide (friction only slows a
-                    # token along its line): its samples are split where that costs least
+                    # a "slide" that speeds up, or turns where its curve cannot follow, is no slide
+                    # (friction only slows a token along its line): its samples are split where
+                    # that costs least
                     for sub in self._split_slide(t[sg.i0:sg.i1], xy[sg.i0:sg.i1], sig[sg.i0:sg.i1]):
                         sub.i0, sub.i1 = sub.i0 + sg.i0, sub.i1 + sg.i0
                         segs.append(sub)
@@ -565,13 +574,15 @@ class DodoDashSession(Session):
             best = segment_path(t, xy, sig, degrees=(0, 1), **kw)
         return best
 
-    slide_slack_z = 3.0  # a fitted slide speeding up or coming back by more than this many σ is none,
+    slide_slack_z = 3.0  # a fitted slide ending faster than it starts by more than this many σ is none,
     slide_p_min = 0.01  # ... nor one its samples fit this unlikely (a turn the curve smoothed over)
 
     def _slides_fit(self, sg) -> bool:
-        """Whether a segment fitted on the mat can be a slide: a curve (degree 2) neither ends faster
-        than it starts nor comes back along the line it starts on, within ``slide_slack_z`` σ of its
-        fit, and fits its samples as a curve (χ² likely at ``slide_p_min``)."""
+        """Whether a segment fitted on the mat can be a slide: a curve (degree 2) does not end faster
+        than it starts (by ``slide_slack_z`` σ of its fit), fits its samples as a curve (χ² likely
+        at ``slide_p_min``), and does not come back along its line after it stops farther than
+        ``slide_slack_z`` σ of its place (a curve through a slide that stops comes back a little after the stop:
+        friction stops a token and leaves it, and that much is the curve's, not the token's)."""
         from scipy.stats import chi2 as chi2_dist
 
         if sg.degree < 2 or _waypoint(sg):
@@ -583,11 +594,18 @@ class DodoDashSession(Session):
             return True
         u = v0 / n0
         s0, s1 = float(sg.vel_sigma(sg.t0)[0]), float(sg.vel_sigma(sg.t1)[0])
-        back = -float(v1 @ u) > z * s1
         faster = float(np.hypot(*v1)) - n0 > z * float(np.hypot(s0, s1))
         dof = 2 * (sg.n - 3)
         rough = dof > 0 and chi2_dist.sf(sg.chi2, dof) < self.slide_p_min
-        return not (back or faster or rough)
+        # came back along its line after it stopped, farther than the fit's noise
+        a_u = float(2.0 * sg.coef[2] @ u)
+        back = False
+        if a_u < 0:
+            t_v = sg.t0 + n0 / -a_u  # where the curve stops along its line
+            if t_v < sg.t1:
+                back_mm = float((sg.pos(t_v)[0] - sg.pos(sg.t1)[0]) @ u)
+                back = back_mm > z * float(sg.pos_sigma(sg.t1)[0])
+        return not (faster or rough or back)
 
     def _pin_landing(self, s: ThrowSamples, segs: list, at_land: int, t_land: float | None, t_land_s: float) -> tuple:
         """(how far the slide's start is off the flight's end at the landing, mm (None when no
@@ -633,6 +651,11 @@ class DodoDashSession(Session):
             # is only as sure as the two agree)
             pin_s = float(np.sqrt(b.pos_sigma(t_land)[0] ** 2 + (float(np.hypot(*b.vel(t_land)[0])) * t_land_s) ** 2
                                   + max(land_miss - 2.0, 0.0) ** 2))
+            if b.degree == 0 and na > 1e-6:
+                # (at rest from the first sample on the mat: it landed on the line up to as far
+                # back as it can have slid before that sample, at most its flight's speed; the
+                # pin, one σ for both axes, is no surer along the line than that)
+                pin_s = float(np.hypot(pin_s, na * max(b.t0 - t_land, 0.0)))
             pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
             fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
                               np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),
@@ -716,7 +739,8 @@ class DodoDashSession(Session):
         w = path.t_land_s if bracketed else self.referee.k * path.t_land_s
         i0 = int(np.searchsorted(path.T, path.t_land - w))
         i1 = int(np.searchsorted(path.T, path.t_land + w))
-        i0, i1 = min(max(i0, 0), path.i_land), max(min(i1, len(path.T) - 1), path.i_land)
+        # (from the flight's end, the instant before the landing, to the slide's start)
+        i0, i1 = min(max(i0, 0), max(path.i_land - 1, 0)), max(min(i1, len(path.T) - 1), path.i_land)
         return (i0, i1)
 
     # -- stage 2: the events -----------------------------------------------------------------------
@@ -772,6 +796,10 @@ class DodoDashSession(Session):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
             found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
+            if iv.from_rest and float(np.interp(iv.t0, T, Z)) > max(2.0, 3.0 * path.z_sigma):
+                # released from the hand: where and which way it left the hand is known loosely
+                # (the hand's samples are the air's), so no ray there says for sure what it touched
+                unexplained = True
             if found and not unexplained and not iv.from_rest:
                 # a touch just before the last sample ahead of the interval hides in that sample's
                 # noise: a racer the token was within the noise of there (low enough) explains the
@@ -807,7 +835,8 @@ class DodoDashSession(Session):
             for r in racers:
                 q, q_s = rest_q[r.id]
                 g_l = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
-                landed_on |= _land_margin(path, g_l) > k * float(np.hypot(S[i_land], q_s))
+                m_l, s_l = _land_margin(path, g_l, q_s, k)
+                landed_on |= m_l > k * s_l
         return landed_on
 
     def _interval(self, path: ThrowPath, si: int) -> Interval:
@@ -847,7 +876,9 @@ class DodoDashSession(Session):
         # (the speed coming in measured on the mat: a lone sample's is the chord from the one before)
         t_in = path.segs[si - 1].t1 if _waypoint(a) and si > 0 else a.t0
         on_mat = t_land is None or t_in >= t_land
-        if on_mat and s_in > 1e-6 and s_in >= 2.0 * sv_in and not (b.degree == 0 and not _waypoint(b)):
+        # (nor is a chord from rest a speed: the start's instant is unseen)
+        from_still = _waypoint(a) and si > 0 and path.segs[si - 1].degree == 0 and not _waypoint(path.segs[si - 1])
+        if on_mat and not from_still and s_in > 1e-6 and s_in >= 2.0 * sv_in and not (b.degree == 0 and not _waypoint(b)):
             # on the mat friction slows the token along its line by at most max_slide_decel: a
             # token still going after the interval that lost more speed along it than that
             # (or came back) was stopped by something
@@ -1015,7 +1046,7 @@ class DodoDashSession(Session):
         if i_land is not None and not any(c[3] == "landed on" for c in cands):
             # where it landed, whatever came before (a token leaving a racer it came over may
             # land on its edge)
-            cands.append((_land_margin(path, gap), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
+            cands.append(_land_margin(path, gap, q_s, self.referee.k) + (float(T[i_land]), "landed on"))
         g = np.where(low & free, gap, np.inf)
         j = int(np.argmin(g))
         if np.isfinite(g[j]) and g[j] > 0:
@@ -1056,7 +1087,7 @@ class DodoDashSession(Session):
                                                   for e0, e1 in events.intervals)
             z_s = path.z_hold_s if T[i] < t[i_launch] else path.z_sigma  # (in the hand, or in flight)
             if i_land is not None and i <= i_land < end:
-                cands.append((_land_margin(path, gap), float(np.hypot(S[i_land], q_s)), float(T[i_land]), "landed on"))
+                cands.append(_land_margin(path, gap, q_s, self.referee.k) + (float(T[i_land]), "landed on"))
             elif low[i]:
                 # touched: deep enough, and below the racer's top when it began (σ of that
                 # height: the fall's and the onset's time uncertainty times the fall speed)
@@ -1641,7 +1672,12 @@ class DodoDashSession(Session):
         if len(near) != 1:
             return calls
         c = calls[near[0][0]]
-        if abs(c.margin) > k * max(c.sigma, 1e-3):
+        # a sure call stays, but for a "no" that rests on where the path came closest while the
+        # spin changed: between two samples the path is drawn straight, and a touch there is what
+        # turned it
+        in_change = c.margin < 0 and c.t is not None and ch[0] - 1e-9 <= c.t <= ch[1] + 1e-9 \
+            and c.evidence in ("path", "landed on")
+        if abs(c.margin) > k * max(c.sigma, 1e-3) and not in_change:
             return calls
         t_touch = ch[0] if c.t_first is None else min(max(ch[0], c.t_first), ch[1])
         out = list(calls)
@@ -1893,16 +1929,31 @@ def _hull_dist(q, pts) -> np.ndarray:
     return best
 
 
-def _land_margin(path, gap: np.ndarray) -> float:
-    """The overlap (mm, −gap) of a racer's footprint where a throw's token landed, ``gap`` (n,) mm
-    along ``path.T``: over every instant the landing can have been (``path.t_land`` ± its σ times
-    the referee's k, or the stretch between the last sample in the air and the first on the mat when
-    no fall placed it: ``path.land_window``), the least overlap when it overlapped throughout, the
-    least gap when it overlapped nowhere, else 0 (where it landed decides, and is not known)."""
+def _land_margin(path, gap: np.ndarray, q_s: float, k: float) -> tuple[float, float]:
+    """(the overlap (mm, −gap) of a racer's footprint where a throw's token landed, its σ mm):
+    ``gap`` (n,) mm along ``path.T``, the racer's rest σ ``q_s``, the referee's ``k``. On the mat
+    (the slide's start) a token overlapping a racer's footprint by more than k σ touches it. Else
+    over every instant the landing
+    can have been (``path.land_window``: ``path.t_land`` ± its σ times the referee's k, or the
+    stretch between the last sample in the air and the first on the mat when no fall placed it),
+    from the flight's end to the slide's start: where it overlapped throughout, the least sure
+    overlap; where it overlapped nowhere, the least sure gap; else 0 (where it landed decides, and
+    is not known)."""
     i0, i1 = path.land_window
-    w = -gap[i0:i1 + 1]
-    lo, hi = float(w.min()), float(w.max())
-    return lo if lo > 0 else (hi if hi < 0 else 0.0)
+    # on the mat (from the landing on) a token overlapping a racer's footprint touches it
+    m_l, s_l = float(-gap[path.i_land]), float(np.hypot(path.S[path.i_land], q_s))
+    if m_l > k * s_l:
+        return m_l, s_l
+    idx = np.arange(i0, i1 + 1)
+    m = -gap[idx]
+    sg = np.hypot(path.S[idx], q_s)
+    if (m > 0).all():
+        j = int(np.argmin(m / sg))
+    elif (m < 0).all():
+        j = int(np.argmax(m / sg))
+    else:
+        return 0.0, float(sg[int(np.argmin(np.abs(idx - path.i_land)))])
+    return float(m[j]), float(sg[j])
 
 
 def _waypoint(sg) -> bool:

@@ -85,6 +85,7 @@ class DetectConfig:
     edge_margin_mm: float = 40.0
     fragment_min_fraction: float = 0.0
     fragment_score: float = 0.5
+    fragment_apart: float = 0.8
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -224,13 +225,16 @@ class Background:
 @dataclass
 class Candidates:
     """Rough pieces: ``xy`` (n, 2) mat mm, ``kind`` (n,) names, ``score`` (n,), ``xyxy`` (n, 4)
-    image px boxes (NaN for the classical path), ``occluders`` (m, 4) image px boxes of hands."""
+    image px boxes (NaN for the classical path), ``occluders`` (m, 4) image px boxes of hands;
+    ``fragment`` (n,) bool: found from a part of the mask too thin for a peak (see :func:`_fragments`;
+    None: none is)."""
 
     xy: np.ndarray
     kind: list
     score: np.ndarray
     xyxy: np.ndarray
     occluders: np.ndarray
+    fragment: np.ndarray | None = None
 
     @classmethod
     def empty(cls, occluders=None) -> "Candidates":
@@ -340,7 +344,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         return Candidates.empty(occluders)
     s = config.px_per_mm
     heights = sorted({k.height for k in kinds})
-    xy, kind_names, score = [], [], []
+    xy, kind_names, score, frag = [], [], [], []
     size, origin = search_plane(board, config)
     ox, oy = origin
     taken = []
@@ -378,6 +382,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             xy.append(tuple((c - 0.5 * shift)[0]))
             kind_names.append(kinds[best].name)
             score.append(min(1.0, r / kinds[best].radius))
+            frag.append(False)
         if config.fragment_min_fraction > 0:
             for fx, fy, best in _fragments(top, group, kinds, taken, s, origin, config):
                 taken.append((fx, fy, kinds[best].radius))
@@ -386,9 +391,10 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 xy.append(tuple((c - 0.5 * shift)[0]))
                 kind_names.append(kinds[best].name)
                 score.append(config.fragment_score)
+                frag.append(True)
     n = len(xy)
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
-                      np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4))
+                      np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool))
 
 
 def _fragments(top: np.ndarray, group: list, kinds: list, taken: list, s: float, origin: tuple,
@@ -424,6 +430,22 @@ def _fragments(top: np.ndarray, group: list, kinds: list, taken: list, s: float,
         if any((fx - tx) ** 2 + (fy - ty) ** 2 < tr ** 2 for tx, ty, tr in taken):
             continue
         out.append((fx, fy, best))
+    return out
+
+
+def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.ndarray, gap: float) -> np.ndarray:
+    """(n,) bool: False for a piece found from a mask fragment whose place (``xy`` (n, 2) mat mm,
+    ``radius`` (n,) mm) overlaps that of a piece kept (``keep``) closer than ``gap`` × the sum of their
+    radii: pieces lie side by side, so it is a part of that piece (its print or its shadow) or the same
+    piece again. Pieces found from a peak come first, then the fragments, the larger first (two parts
+    of one piece, its rim broken in two, are that piece: the larger fit covers both)."""
+    out = np.ones(len(xy), bool)
+    kept = [j for j in range(len(xy)) if keep[j] and not fragment[j]]
+    for i in sorted(np.nonzero(fragment & keep)[0], key=lambda i: -radius[i]):
+        if any(np.hypot(*(xy[i] - xy[j])) < gap * (radius[i] + radius[j]) for j in kept):
+            out[i] = False
+        else:
+            kept.append(i)
     return out
 
 
@@ -860,6 +882,8 @@ class Detector:
             s = np.where(good, res.sigma, np.maximum(sigma[idx], 3.0))
             sigma[idx] = np.where(np.isfinite(s), s, 5.0)
             conf[idx] = conf[idx] * np.where(good, 1.0, 0.5)
+        if cand.fragment is not None and cand.fragment.any():
+            keep &= _apart(xy, radius, keep, cand.fragment, self.config.fragment_apart)
         obs = Observation(xy=xy, radius=radius, height=height, kind=list(cand.kind), confidence=conf, sigma=sigma,
                           frame_index=frame_index, timestamp=timestamp)
         return obs[keep] if not keep.all() else obs

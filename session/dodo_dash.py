@@ -12,8 +12,8 @@
   leaves the racers the token could have reached too close to call. Racers in the order first
   touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
   a person (``dodo-dash.hit`` default: not hit). A token at rest on the mat starts unseen between two
-  frames: the racers within reach of that start (out and back at the fastest throw) are in doubt
-  unless other evidence decides them. Where it landed is judged over every instant the landing can
+  frames: the racers within reach of that start (out at the fastest throw, back no faster than it
+  was first seen going plus what friction took off) are in doubt unless other evidence decides them. Where it landed is judged over every instant the landing can
   have been (between the last sample in the air and the first on the mat when no fall placed it).
   On the mat friction only slows a token along its line: a fitted slide that speeds up, comes back
   or fits its samples unlikely is split, and a token that lost more speed than friction allows was
@@ -89,7 +89,10 @@ class ThrowPath:
     its σ ``S``, base height ``Z``, angle ``A`` (radians), ``low`` where the base is below a racer's
     top; ``i_land`` the landing's index in ``T`` (None: no landing). ``z_sigma`` one height
     sample's σ, ``z_hold_s`` the σ of the height held before the launch (mm); ``land_window`` the
-    first and last index in ``T`` the landing can have been at (:meth:`_land_window`)."""
+    first and last index in ``T`` the landing can have been at (:meth:`_land_window`);
+    ``land_back`` (unit (2,), mm) when the token was at rest from its first sample on the mat: the
+    way it came in and how far back behind the rest it can have touched down; ``land_pts`` ((m, 2)
+    mm, (m,) σ mm) the places it can have touched down at (:meth:`_land_places`)."""
 
     samples: ThrowSamples
     fall: object
@@ -113,6 +116,8 @@ class ThrowPath:
     z_hold_s: float
     dt: float
     land_window: tuple = (0, 0)
+    land_back: tuple | None = None
+    land_pts: tuple | None = None
 
 
 @dataclass
@@ -426,8 +431,35 @@ class DodoDashSession(Session):
         z_sigma = self._height_sigma()
         fall, t_land, t_land_s = self._fit_height(s, z_sigma)
         segs, at_land = self._fit_segments(s, kind, fall, t_land)
-        land_miss, land_miss_z = self._pin_landing(s, segs, at_land, t_land, t_land_s)
-        return self._follow(s, segs, at_land, fall, t_land, t_land_s, land_miss, land_miss_z, z_sigma, racer_h, dt_eval)
+        land_miss, land_miss_z, land_back = self._pin_landing(s, segs, at_land, t_land, t_land_s)
+        path = self._follow(s, segs, at_land, fall, t_land, t_land_s, land_miss, land_miss_z, z_sigma, racer_h, dt_eval)
+        path.land_back = land_back if path.i_land is not None else None
+        path.land_pts = self._land_places(path)
+        return path
+
+    def _land_places(self, path: ThrowPath) -> tuple | None:
+        """((m, 2) mat mm, (m,) σ mm) the places the token can have touched down at: where the
+        slide after the landing (it starts where the token touched down, and is seen on the mat
+        more sharply than the flight) puts it over every instant the landing can have been
+        (``path.land_window``), and for a token at rest from its first sample on the mat, behind the
+        rest along its way in as far as it can have slid (``path.land_back``); the path's own
+        places over the window where no slide follows a flight. None without a landing."""
+        if path.i_land is None:
+            return None
+        i0, i1 = path.land_window
+        tw = path.T[i0:i1 + 1]
+        if path.at_land < 0 or path.at_land + 1 >= len(path.segs):
+            return path.P[i0:i1 + 1].copy(), path.S[i0:i1 + 1].copy()
+        b = path.segs[path.at_land + 1]
+        if _waypoint(b):
+            pts, sig = b.coef[:1].copy(), np.array([float(np.sqrt(b.cov[0, 0]))])
+        else:
+            pts, sig = b.pos(tw), b.pos_sigma(tw)
+        if path.land_back is not None:
+            u, back = path.land_back
+            extra = pts[-1] - np.linspace(0.0, back, 9)[:, None] * np.asarray(u)[None, :]
+            pts, sig = np.vstack([pts, extra]), np.concatenate([sig, np.full(len(extra), sig[-1])])
+        return pts, sig
 
     def _launch_samples(self, flick: Flick, proj) -> ThrowSamples | None:
         """The projectile's samples (:meth:`_samples`; heights as its base's, mm) from six before the
@@ -609,15 +641,17 @@ class DodoDashSession(Session):
 
     def _pin_landing(self, s: ThrowSamples, segs: list, at_land: int, t_land: float | None, t_land_s: float) -> tuple:
         """(how far the slide's start is off the flight's end at the landing, mm (None when no
-        landing ends a flight segment), that in σ). A plain landing (the two meet within ``pin_z`` σ
+        landing ends a flight segment), that in σ, :attr:`ThrowPath.land_back` (None unless pinned
+        to a rest)). A plain landing (the two meet within ``pin_z`` σ
         and the token keeps its direction) pins the flight's end to the slide's start, seen on the
         mat more sharply: ``segs[at_land]`` is fitted again with that pin."""
         from vision.paths import fit_segment
 
         t, xy, sig = s.t, s.xy, s.sig
         land_miss, land_miss_z = None, 0.0
+        land_back = None
         if at_land < 0:
-            return land_miss, land_miss_z
+            return land_miss, land_miss_z, land_back
         a, b = segs[at_land], segs[at_land + 1]
         # the flight's end at the landing: its fit there, or for a lone sample (a waypoint) that
         # place carried on along the chord it arrived on
@@ -652,10 +686,10 @@ class DodoDashSession(Session):
             pin_s = float(np.sqrt(b.pos_sigma(t_land)[0] ** 2 + (float(np.hypot(*b.vel(t_land)[0])) * t_land_s) ** 2
                                   + max(land_miss - 2.0, 0.0) ** 2))
             if b.degree == 0 and na > 1e-6:
-                # (at rest from the first sample on the mat: it landed on the line up to as far
-                # back as it can have slid before that sample, at most its flight's speed; the
-                # pin, one σ for both axes, is no surer along the line than that)
-                pin_s = float(np.hypot(pin_s, na * max(b.t0 - t_land, 0.0)))
+                # (at rest from the first sample on the mat: it touched down on its line behind
+                # the rest, as far back as it can have slid before that sample at its flight's
+                # speed at most: where it landed is judged along that stretch, _land_margin)
+                land_back = (va / na, na * max(b.t0 - t_land, 0.0))
             pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
             fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
                               np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),
@@ -663,7 +697,7 @@ class DodoDashSession(Session):
             fit.i0, fit.t0 = a.i0, a.t0
             fit.i1, fit.t1 = a.i1, a.t1
             segs[at_land] = fit
-        return land_miss, land_miss_z
+        return land_miss, land_miss_z, land_back
 
     def _follow(self, s: ThrowSamples, segs: list, at_land: int, fall, t_land, t_land_s, land_miss, land_miss_z,
                 z_sigma: float, racer_h: float, dt_eval: float) -> ThrowPath:
@@ -786,7 +820,7 @@ class DodoDashSession(Session):
                 # the start is unseen: between the last sample at rest and the first in motion the
                 # token can have gone out to a racer and come back, at any speed a throw has; the
                 # racers within that reach are in doubt unless other evidence decides them
-                for rid in self._within_reach(path, iv, racers, rest_q, radius, speed=self.max_speed_mm_s):
+                for rid in self._start_reach(path, iv, racers, rest_q, radius):
                     start_doubt.setdefault(rid, (iv.t_mid, iv.s_miss, True))
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
@@ -835,7 +869,7 @@ class DodoDashSession(Session):
             for r in racers:
                 q, q_s = rest_q[r.id]
                 g_l = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
-                m_l, s_l = _land_margin(path, g_l, q_s, k)
+                m_l, s_l = _land_margin(path, g_l, q_s, k, _land_gaps(path, q, r.radius, radius))
                 landed_on |= m_l > k * s_l
         return landed_on
 
@@ -895,6 +929,37 @@ class DodoDashSession(Session):
             z_miss = max(abs(float(d_rest[0] * v_out[1] - d_rest[1] * v_out[0])) / s_out - 2.0, 0.0) / max(s_miss, 1e-6)
         return Interval(si, a.t1, b.t0, t_mid, jn, p_from, v_in, s_from, sv_in, p_to, v_out, s_to, sv_out, s_in, s_out,
                         dt_gap, chord, s_chord, s_miss, z_miss, z_turn, z_ahead, from_rest)
+
+    def _start_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
+        """Ids of the racers a token at rest can have touched in the unseen start after the hold
+        (``iv``, from ``path.segs[0]``): from its last sample at rest (within 2.5 σ of the hold's
+        place; the hold's fit may take in a first sample or two of the motion) to the first after
+        it, out from its rest at up to ``max_speed_mm_s`` to where its edge meets the racer's, then
+        on to that first sample no faster than it was first seen going (``iv.s_out``, plus k σ, plus
+        what friction can have taken off since: after a touch it only slows), within k σ of the
+        places."""
+        k = self.referee.k
+        s, hold = path.samples, path.segs[0]
+        p_rest = hold.pos(hold.t1)[0]
+        i = hold.i1 - 1
+        while i > hold.i0 and float(np.hypot(*(s.xy[i] - p_rest))) > 2.5 * float(s.sig[i]):
+            i -= 1
+        j = min(i + 1, len(s.t) - 1)
+        dt = max(float(s.t[j] - s.t[i]), 1e-6)
+        p_to, s_to = s.xy[j], float(s.sig[j])
+        v_back = iv.s_out + k * iv.sv_out + self.max_slide_decel_mm_s2 * dt
+        ang = np.linspace(0.0, 2.0 * np.pi, 73)[:-1]
+        circle = np.column_stack([np.cos(ang), np.sin(ang)])
+        out = []
+        for r in racers:
+            q, q_s = rest_q[r.id]
+            slack = k * float(np.hypot(max(iv.s_from, s_to), q_s))
+            p_c = q + (float(radius) + float(r.radius) + slack) * circle  # (the token's centre as they meet)
+            d_out = np.maximum(np.hypot(*(p_c - p_rest).T) - slack, 0.0)
+            d_back = np.maximum(np.hypot(*(p_c - p_to).T) - slack, 0.0)
+            if float((d_out / self.max_speed_mm_s + d_back / max(v_back, 1e-6)).min()) <= dt:
+                out.append(r.id)
+        return out
 
     def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
                       speed: float | None = None) -> list:
@@ -1039,14 +1104,15 @@ class DodoDashSession(Session):
         else:
             hidden_cand = None
         gap = _gap(P, A, path.samples.size, radius, np.broadcast_to(q, P.shape), r.radius)
-        cands, free = self._overlap_candidates(path, events, gap, q_s, racer_h)
+        land = _land_gaps(path, q, r.radius, radius)
+        cands, free = self._overlap_candidates(path, events, gap, q_s, racer_h, land)
         cands += self._bounce_candidates(path, events, r, racers, rest_q, radius, racer_h)
         if hidden_cand is not None:
             cands.append(hidden_cand)
         if i_land is not None and not any(c[3] == "landed on" for c in cands):
             # where it landed, whatever came before (a token leaving a racer it came over may
             # land on its edge)
-            cands.append(_land_margin(path, gap, q_s, self.referee.k) + (float(T[i_land]), "landed on"))
+            cands.append(_land_margin(path, gap, q_s, self.referee.k, land) + (float(T[i_land]), "landed on"))
         g = np.where(low & free, gap, np.inf)
         j = int(np.argmin(g))
         if np.isfinite(g[j]) and g[j] > 0:
@@ -1063,7 +1129,7 @@ class DodoDashSession(Session):
         return RacerCall(r.name, best[0], best[2], best[1], best[3], t_first)
 
     def _overlap_candidates(self, path: ThrowPath, events: ThrowEvents, gap: np.ndarray, q_s: float,
-                            racer_h: float) -> tuple[list, np.ndarray]:
+                            racer_h: float, land: tuple | None = None) -> tuple[list, np.ndarray]:
         """([(margin mm, σ mm, t s, evidence)] one per overlap of the path with a racer's footprint
         (``gap`` (n,) mm along ``path.T``, the racer's rest σ ``q_s`` mm), the mask of ``path.T``
         where a near miss may count). An overlap where the token landed is "landed on"; one that
@@ -1087,7 +1153,7 @@ class DodoDashSession(Session):
                                                   for e0, e1 in events.intervals)
             z_s = path.z_hold_s if T[i] < t[i_launch] else path.z_sigma  # (in the hand, or in flight)
             if i_land is not None and i <= i_land < end:
-                cands.append(_land_margin(path, gap, q_s, self.referee.k) + (float(T[i_land]), "landed on"))
+                cands.append(_land_margin(path, gap, q_s, self.referee.k, land) + (float(T[i_land]), "landed on"))
             elif low[i]:
                 # touched: deep enough, and below the racer's top when it began (σ of that
                 # height: the fall's and the onset's time uncertainty times the fall speed)
@@ -1929,30 +1995,37 @@ def _hull_dist(q, pts) -> np.ndarray:
     return best
 
 
-def _land_margin(path, gap: np.ndarray, q_s: float, k: float) -> tuple[float, float]:
+def _land_gaps(path, q, r: float, radius: float) -> tuple | None:
+    """((m,) edge gaps mm, (m,) σ mm) to a racer at ``q`` (2,) mat mm of radius ``r`` from the places
+    a throw's token can have touched down at (``path.land_pts``), None without a landing."""
+    if path.land_pts is None or path.i_land is None:
+        return None
+    pts, sig = path.land_pts
+    ang = np.full(len(pts), path.A[path.i_land])
+    return _gap(pts, ang, path.samples.size, radius, np.broadcast_to(q, pts.shape), r), sig
+
+
+def _land_margin(path, gap: np.ndarray, q_s: float, k: float, land: tuple | None = None) -> tuple[float, float]:
     """(the overlap (mm, −gap) of a racer's footprint where a throw's token landed, its σ mm):
-    ``gap`` (n,) mm along ``path.T``, the racer's rest σ ``q_s``, the referee's ``k``. On the mat
-    (the slide's start) a token overlapping a racer's footprint by more than k σ touches it. Else
-    over every instant the landing
-    can have been (``path.land_window``: ``path.t_land`` ± its σ times the referee's k, or the
-    stretch between the last sample in the air and the first on the mat when no fall placed it),
-    from the flight's end to the slide's start: where it overlapped throughout, the least sure
-    overlap; where it overlapped nowhere, the least sure gap; else 0 (where it landed decides, and
-    is not known)."""
-    i0, i1 = path.land_window
-    # on the mat (from the landing on) a token overlapping a racer's footprint touches it
+    ``gap`` (n,) mm along ``path.T``, the racer's rest σ ``q_s``, the referee's ``k``, ``land`` the
+    gaps and σ at the places it can have touched down at (:func:`_land_gaps`). On the mat (the
+    path where it landed) a token overlapping a racer's footprint by more than k σ touches it.
+    Else over the places it can have touched down at: where it overlapped at all of them, the
+    least sure overlap; where at none, the least sure gap; else 0 (where it landed decides, and is
+    not known)."""
     m_l, s_l = float(-gap[path.i_land]), float(np.hypot(path.S[path.i_land], q_s))
     if m_l > k * s_l:
         return m_l, s_l
-    idx = np.arange(i0, i1 + 1)
-    m = -gap[idx]
-    sg = np.hypot(path.S[idx], q_s)
+    if land is None:
+        return m_l, s_l
+    m = -land[0]
+    sg = np.hypot(land[1], q_s)
     if (m > 0).all():
         j = int(np.argmin(m / sg))
     elif (m < 0).all():
         j = int(np.argmax(m / sg))
     else:
-        return 0.0, float(sg[int(np.argmin(np.abs(idx - path.i_land)))])
+        return 0.0, float(sg.min())
     return float(m[j]), float(sg[j])
 
 

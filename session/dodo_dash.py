@@ -797,7 +797,15 @@ class DodoDashSession(Session):
         bounces, hidden, intervals, start_doubt = [], {}, [], {}
         landed_on = self._landed_on_racer(path, racers, rest_q, radius)
         for si in range(len(path.segs) - 1):
-            if np.interp(path.bounds[si + 1], T, Z) >= racer_h or (si == path.at_land and landed_on):
+            if np.interp(path.bounds[si + 1], T, Z) >= racer_h:
+                continue
+            if si == path.at_land and landed_on:
+                # the push off the racer it landed on explains a jump there, or a touch before it
+                # may: the racers it can have reached in the interval are in doubt
+                iv = self._interval(path, si)
+                if max(iv.z_miss, iv.z_turn) > k:
+                    for rid in self._within_reach(path, iv, racers, rest_q, radius):
+                        hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
             iv = self._interval(path, si)
             turned, met = iv.z_turn > k, iv.z_miss <= k
@@ -1161,11 +1169,13 @@ class DodoDashSession(Session):
                 cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
             else:
                 # came over it from above: no touch until they part (the token leaving it, or
-                # closing on it, is no near miss either: widen while the gap keeps changing so)
+                # closing on it, is no near miss either: widen while the gap keeps changing so,
+                # up to an event after they part: there the token may have turned back to it)
                 a0, a1 = i, end
                 while a0 > 0 and gap[a0 - 1] > gap[a0]:
                     a0 -= 1
-                while a1 < len(gap) and gap[a1] > gap[a1 - 1]:
+                while a1 < len(gap) and gap[a1] > gap[a1 - 1] and not any(
+                        e0 <= T[a1] <= e1 for e0, e1 in events.intervals):
                     a1 += 1
                 free[a0:a1] = False
                 over_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_s, path.dt), float(T[i]),
@@ -1173,6 +1183,14 @@ class DodoDashSession(Session):
                 if through and -depth / s < over_c[0] / over_c[1]:
                     over_c = (-depth, s, float(T[i]), "passed over")
                 cands.append(over_c)
+                # an event while over it, low enough to touch it: the token may have left it
+                # there and come back below its top (a touch), which the path between the two
+                # samples does not show
+                t_end = float(T[min(end, len(T) - 1)])
+                for e0, e1 in events.intervals:
+                    if e0 <= t_end and e1 >= T[i] and float(np.interp(min(e1, t_end), T, Z)) < racer_h:
+                        cands.append((0.0, s, max(float(e0), float(T[i])), "passed over, an event while over it"))
+                        break
         return cands, free
 
     def _bounce_candidates(self, path: ThrowPath, events: ThrowEvents, r, racers, rest_q: dict, radius: float,

@@ -641,8 +641,8 @@ class DodoDashSession(Session):
 
     def _pin_landing(self, s: ThrowSamples, segs: list, at_land: int, t_land: float | None, t_land_s: float) -> tuple:
         """(how far the slide's start is off the flight's end at the landing, mm (None when no
-        landing ends a flight segment), that in σ, :attr:`ThrowPath.land_back` (None unless pinned
-        to a rest)). A plain landing (the two meet within ``pin_z`` σ
+        landing ends a flight segment), that in σ, :attr:`ThrowPath.land_back` (None unless the
+        token was at rest from its first sample on the mat)). A plain landing (the two meet within ``pin_z`` σ
         and the token keeps its direction) pins the flight's end to the slide's start, seen on the
         mat more sharply: ``segs[at_land]`` is fitted again with that pin."""
         from vision.paths import fit_segment
@@ -667,6 +667,11 @@ class DodoDashSession(Session):
         sva = max(float(np.hypot(sv_a, b.vel_sigma(t_land)[0])), 1.0)
         na = float(np.hypot(*va))
         z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
+        if b.degree == 0 and not _waypoint(b) and na > 1e-6:
+            # at rest from its first sample on the mat: it touched down on its way in behind the
+            # rest, as far back as it can have slid before that sample at its flight's speed at
+            # most (where it landed is judged along that stretch, :meth:`_land_places`)
+            land_back = (va / na, na * max(b.t0 - t_land, 0.0))
         # how far the slide's start is off the flight's end, less a slide forward unseen (when
         # the token is at rest from the first sample on the mat)
         d_land = b.pos(t_land)[0] - pa_l
@@ -685,11 +690,6 @@ class DodoDashSession(Session):
             # is only as sure as the two agree)
             pin_s = float(np.sqrt(b.pos_sigma(t_land)[0] ** 2 + (float(np.hypot(*b.vel(t_land)[0])) * t_land_s) ** 2
                                   + max(land_miss - 2.0, 0.0) ** 2))
-            if b.degree == 0 and na > 1e-6:
-                # (at rest from the first sample on the mat: it touched down on its line behind
-                # the rest, as far back as it can have slid before that sample at its flight's
-                # speed at most: where it landed is judged along that stretch, _land_margin)
-                land_back = (va / na, na * max(b.t0 - t_land, 0.0))
             pins = list(getattr(a, "pins", [])) + [(t_land, pin[0], pin_s)]
             fit = fit_segment(np.concatenate([t[a.i0:a.i1], [p[0] for p in pins]]),
                               np.vstack([xy[a.i0:a.i1]] + [p[1] for p in pins]),
@@ -925,7 +925,18 @@ class DodoDashSession(Session):
             # token still going after the interval that lost more speed along it than that
             # (or came back) was stopped by something
             u_in = v_in / s_in
-            loss = s_in - float(v_out @ u_in) - self.max_slide_decel_mm_s2 * max(b.t0 - a.t1, 0.0)
+            # (each velocity where it was measured: a line's is its samples' mean, a chord's its
+            # middle's, a curve's its end's)
+            segs = path.segs
+            if _waypoint(a):
+                tv_in = 0.5 * (segs[si - 1].t1 + a.t0) if si > 0 else a.t0
+            else:
+                tv_in = a.t_ref if a.degree == 1 else a.t1
+            if _waypoint(b):
+                tv_out = 0.5 * (b.t0 + segs[si + 2].t0) if si + 2 < len(segs) else b.t0
+            else:
+                tv_out = b.t_ref if b.degree == 1 else b.t0
+            loss = s_in - float(v_out @ u_in) - self.max_slide_decel_mm_s2 * max(tv_out - tv_in, 0.0)
             z_turn = max(z_turn, loss / max(float(np.hypot(sv_in, sv_out)), 1.0))
         from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
         ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0

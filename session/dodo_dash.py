@@ -1712,13 +1712,15 @@ class DodoDashSession(Session):
         token's spin changes (:meth:`spin_changes`) as touches: when one racer alone can have been
         touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
         it can have been). A racer can have been touched where the path came within k σ of it with
-        the token's base below its top, or within what the token can have strayed off it between
+        the token's base below its top (σ the samples' there, at least: the fit, which knows of no
+        touch, is no surer than the samples where one bent the path), or within what the token can have strayed off it between
         two samples (it never speeds up: inside the ellipse whose foci are its places at the two
         samples and whose string is how far it can go between them) — but not inside an overlap
         that began more than k σ above its top (passing over it, the token does not touch it until
         they part, or it lands on it). A round token turns the way the friction of its edge sliding past the racer
         turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
-        the other way did not. A call already sure either way stays."""
+        the other way did not. A call already sure either way stays, but for a "no" resting on
+        where the path (or the landing) came closest while the spin changed."""
         out = list(calls)
         for ch in self.spin_changes(path):
             out = self._spin_touch_at(path, ch, out, racers, rest_q, radius)
@@ -1745,11 +1747,14 @@ class DodoDashSession(Session):
         qa, qb = np.interp(t[i_s], T, P[:, 1]), np.interp(t[i_s + 1], T, P[:, 1])
         half_l = speed * (t[i_s + 1] - t[i_s]) / 2
         stray = np.sqrt(np.maximum(half_l ** 2 - (np.hypot(pb - pa, qb - qa) / 2) ** 2, 0.0))
+        # (a touch bent the path where the spin changed: there the fit, which knows of no touch,
+        # is no surer than the samples it went through)
+        S_touch = np.maximum(S, np.interp(T, t, path.samples.sig))
         near = []
         for i, r in enumerate(racers):
             q, q_s = rest_q[r.id]
             g = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
-            can = m & low & (g <= stray + k * np.hypot(S, q_s))
+            can = m & low & (g <= stray + k * np.hypot(S_touch, q_s))
             over = g <= 0
             for a0 in np.flatnonzero(over & ~np.concatenate([[False], over[:-1]])):
                 a1 = a0 + int(np.argmax(~over[a0:])) if (~over[a0:]).any() else len(over)

@@ -18,8 +18,8 @@
   On the mat friction only slows a token along its line: a fitted slide that speeds up, comes back
   or fits its samples unlikely is split, and a token that lost more speed than friction allows was
   stopped by something.
-  The racers are the pieces the user named as racers (:meth:`DodoDashSession.racer_names`), whatever
-  kind the detector reports for them later. A token whose spin changed (nothing but a touch
+  The racers are the pieces named with a racer's identity (:meth:`DodoDashSession.racer_names`: the
+  engine's racers, or a name given to a piece seen as a racer), whatever kind the detector reports. A token whose spin changed (nothing but a touch
   changes it: in the air it keeps its spin, on the mat friction only slows it) where one racer
   alone can have been touched touched that racer. The call is made in stages
   (:meth:`DodoDashSession.hit_verdicts`): the path fit (:class:`ThrowPath`), the events between its
@@ -260,18 +260,20 @@ class DodoDashSession(Session):
     def racer_names(self) -> set:
         """The names that are racers: the engine's racer ids (when it has positions) and every name
         the user gave a piece that the detector saw as a racer when it was named. A piece so named
-        stays a racer whatever kind the detector reports for it later."""
+        is a racer whatever kind the detector reports for it (its track keeps the kind it was first
+        seen as; a piece the detector takes for another kind later is a new track, unnamed)."""
         names = set(self._named_racers)
         try:
             names |= {str(n) for n in self.game.positions()}
         except Exception:  # an engine without positions (a stub in a benchmark)
             pass
+        names.discard("")
         return names
 
     def assign(self, track_id: int, name: str) -> None:
         tr = self.tracker.tracks.get(int(track_id))
         super().assign(track_id, name)
-        if tr is not None and tr.kind == "racer":
+        if tr is not None and tr.kind == "racer" and name:
             self._named_racers = set(self._named_racers) | {str(name)}
 
     def assign_at(self, positions) -> dict:
@@ -294,30 +296,6 @@ class DodoDashSession(Session):
                 continue
             out.append(tr if tr.kind == "racer" else replace(tr, kind="racer", radius=float(spec.radius)))
         return out
-
-    def _reconcile(self, obs: Observation) -> None:
-        """As :meth:`session.core.Session._reconcile`, and a racer whose piece is not seen now under
-        its name (the detector took it for another kind: a new track) goes to the unnamed piece of
-        any kind seen within a racer's radius of where it was last seen: no other piece's centre
-        can be so near a racer's."""
-        super()._reconcile(obs)
-        names = self.racer_names()
-        if not names:
-            return
-        tracks = self.tracker.tracks
-        seen = {int(t) for t in obs.track_id if t >= 0}
-        lost = [tr for tr in tracks.values() if tr.name in names and tr.id not in seen and tr.xy]
-        free = [tracks[t] for t in sorted(seen) if not tracks[t].name and tracks[t].xy]
-        gate = float(self.specs.piece(GAME, "racer").radius)
-        for tr in lost:
-            near = [(float(np.hypot(*(f.position() - tr.position()))), f.id) for f in free]
-            near = [x for x in near if x[0] <= gate]
-            if near:
-                tid = min(near)[1]
-                self.tracker.name(tid, tr.name)
-                free = [f for f in free if f.id != tid]
-                self._emit({"kind": "identify", "name": tr.name, "track": tid, "unsure": False,
-                            "why": f"the racer is seen as a {tracks[tid].kind} where it stood"})
 
     def projectile_track(self, flick: Flick):
         """The projectile: the track of a projectile kind that moved most during the flick, or None

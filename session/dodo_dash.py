@@ -434,8 +434,11 @@ class DodoDashSession(Session):
         else:
             pts, sig = b.pos(tw), b.pos_sigma(tw)
         if path.land_back is not None:
+            # behind the rest as far as it can have slid, or ahead of it as far as it can have gone
+            # and come back (pushed back by what it met there) in the time before it was seen at rest
             u, back = path.land_back
-            extra = pts[-1] - np.linspace(0.0, back, 9)[:, None] * np.asarray(u)[None, :]
+            s_along = np.linspace(-0.5 * back, back, 13)
+            extra = pts[-1] - s_along[:, None] * np.asarray(u)[None, :]
             pts, sig = np.vstack([pts, extra]), np.concatenate([sig, np.full(len(extra), sig[-1])])
         return pts, sig
 

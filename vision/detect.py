@@ -384,7 +384,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             score.append(min(1.0, r / kinds[best].radius))
             frag.append(False)
         if config.fragment_min_fraction > 0:
-            for fx, fy, best in _fragments(top, group, kinds, taken, s, origin, config):
+            for fx, fy, best in _fragments(contours, group, kinds, taken, s, origin, config):
                 taken.append((fx, fy, kinds[best].radius))
                 c = np.array([[fx, fy]])
                 shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
@@ -397,37 +397,40 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool))
 
 
-def _fragments(top: np.ndarray, group: list, kinds: list, taken: list, s: float, origin: tuple,
+def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin: tuple,
                config: DetectConfig) -> list:
-    """Parts of the rectified mask ``top`` (one height's plane, ``s`` px per mm, pixel (0, 0) at mat
-    mm ``origin``) too thin for a peak: a piece whose colour is close to the mat's leaves only its
-    rim, its wall or its print in the difference. Each connected part that holds no piece found
-    (``taken``: (x, y, radius) mat mm) and whose area lies between ``fragment_min_fraction`` of the
-    smallest top face of ``group`` (indices into ``kinds``) and the largest top face is a candidate
-    at its centroid, of the smallest kind (the refinement picks the size among it and the larger
-    ones, and drops what no cylinder explains). Returns [(x, y, kind index)] in mat mm."""
+    """Parts of the rectified mask (one height's plane, ``s`` px per mm, pixel (0, 0) at mat mm
+    ``origin``; ``contours`` its parts' outer outlines, as ``cv2.findContours`` gives them) too thin
+    for a peak: a piece whose colour is close to the mat's leaves only its rim, its wall or its print
+    in the difference. Each part that holds no piece found (``taken``: (x, y, radius) mat mm) and whose
+    area lies between ``fragment_min_fraction`` of the smallest top face of ``group`` (indices into
+    ``kinds``) and the largest top face is a candidate at its centroid, of the smallest kind (the
+    refinement picks the size among it and the larger ones, and drops what no cylinder explains).
+    Returns [(x, y, kind index)] in mat mm."""
     import cv2
 
-    n_cc, labels, stats, cents = cv2.connectedComponentsWithStats(top, connectivity=8)
-    if n_cc <= 1:
-        return []
     r_lo = min(kinds[i].radius for i in group)
     r_hi = max(kinds[i].radius for i in group)
     a_lo = config.fragment_min_fraction * np.pi * (r_lo * s) ** 2
     a_hi = np.pi * (r_hi * s) ** 2
-    ok = (stats[:, 4] >= a_lo) & (stats[:, 4] <= a_hi)
-    ok[0] = False
-    h, w = top.shape
     ox, oy = origin
-    for tx, ty, _ in taken:  # a part that holds a piece found is that piece
-        px, py = int(round((tx - ox) * s)), int(round((ty - oy) * s))
-        if 0 <= px < w and 0 <= py < h:
-            ok[labels[py, px]] = False
     best = min(group, key=lambda i: kinds[i].radius)
     out = []
-    for k in np.nonzero(ok)[0]:
-        fx, fy = cents[k][0] / s + ox, cents[k][1] / s + oy
-        if any((fx - tx) ** 2 + (fy - ty) ** 2 < tr ** 2 for tx, ty, tr in taken):
+    for cnt in contours:
+        x, y, w, h = cv2.boundingRect(cnt)
+        if w * h < a_lo or cv2.contourArea(cnt) > a_hi:
+            continue
+        # the part's own pixels (its outline filled: the mask's parts are filled already)
+        roi = np.zeros((h, w), np.uint8)
+        cv2.drawContours(roi, [cnt - np.array([x, y], dtype=cnt.dtype)], -1, 1, thickness=cv2.FILLED)
+        m = cv2.moments(roi, binaryImage=True)
+        if not a_lo <= m["m00"] <= a_hi:
+            continue
+        cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
+        fx, fy = cx / s + ox, cy / s + oy
+        # a part that holds a piece found is that piece
+        if any((fx - tx) ** 2 + (fy - ty) ** 2 < tr ** 2 or
+               cv2.pointPolygonTest(cnt, ((tx - ox) * s, (ty - oy) * s), False) >= 0 for tx, ty, tr in taken):
             continue
         out.append((fx, fy, best))
     return out

@@ -28,7 +28,9 @@ piece's radius (at least 6 mm). Position error is reported for pieces ≥ 99% vi
 (``unoccluded``); for round pieces (refined) and for the rest (box position) apart. Every such
 piece is also listed in the report (``pieces`` of each method: its frame, kind, the kind found, the
 error, its part toward the camera and the claimed σ; ``--json OUT`` writes them) to look into the
-tail of the errors.
+tail of the errors; so is every piece missed (``missed``: frame, kind, id, the part seen, mat mm)
+and every detection on nothing (``false_positives``: frame, kind, mat mm, the nearest piece and
+its distance), for all kinds and for each part (round, non-round) apart.
 
 Each method's recall, precision and position error are also given for the round kinds alone (the
 figures comparable with those of a classical detector that found round pieces only) and for the
@@ -196,6 +198,8 @@ class Tally:
     frames: int = 0
     misses: list = field(default_factory=list)
     pieces: list = field(default_factory=list)
+    missed: list = field(default_factory=list)
+    false_positives: list = field(default_factory=list)
 
     def add_ms(self, timings: dict, cpu: dict) -> None:
         for k, v in timings.items():
@@ -245,6 +249,9 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
             pk = tally.per_kind.setdefault(truth_kind(game, truth[j]), [0, 0, 0])
             pk[1] += 1
             tally.misses.append((frame.suite, truth[j]["id"], round(truth[j]["visible"], 2)))
+            tally.missed.append({"frame": index, "suite": frame.suite, "id": str(truth[j]["id"]),
+                                 "kind": truth_kind(game, truth[j]), "visible": round(truth[j]["visible"], 3),
+                                 "xy": [round(float(v), 1) for v in truth[j]["xy"]]})
     # a detection is wrong when it is on nothing at all (not even a don't-care piece of any kind)
     allxy = np.array([t["xy"] for t in frame.truth]).reshape(-1, 2)
     allgate = np.array([max(8.0, 0.8 * t["radius"]) for t in frame.truth])
@@ -254,6 +261,12 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
         if len(allxy) and np.any(np.linalg.norm(allxy - obs.xy[i], axis=1) <= allgate):
             continue
         tally.fp += 1
+        d = np.linalg.norm(allxy - obs.xy[i], axis=1) if len(allxy) else np.zeros(0)
+        near = int(np.argmin(d)) if len(d) else None
+        tally.false_positives.append({"frame": index, "suite": frame.suite, "kind": str(obs.kind[i]),
+                                      "xy": [round(float(v), 1) for v in obs.xy[i]],
+                                      "nearest": None if near is None else str(frame.truth[near]["id"]),
+                                      "nearest_mm": None if near is None else round(float(d[near]), 1)})
 
 
 def piece_row(frame: BenchFrame, index, truth: dict, kind: str, found: str, xy, sigma: float, is_round: bool) -> dict:
@@ -285,7 +298,7 @@ def _stats(err: list, sig: list) -> dict:
 def summarise_part(t: Tally) -> dict:
     """Recall, precision and position errors of a part of the kinds (round or not)."""
     return {"recall": t.tp / max(t.tp + t.fn, 1), "precision": t.tp / max(t.tp + t.fp, 1), "tp": t.tp, "fn": t.fn,
-            "fp": t.fp, "kind_accuracy": t.kind_ok / max(t.tp, 1),
+            "fp": t.fp, "kind_accuracy": t.kind_ok / max(t.tp, 1), "missed": t.missed, "false_positives": t.false_positives,
             "position": _stats(t.err_round + t.err_box, t.sig_round + t.sig_box),
             "per_kind": {k: {"found": v[0], "missed": v[1], "kind_ok": v[2],
                              **_kind_err(t.kind_err.get(k, []))} for k, v in sorted(t.per_kind.items())}}
@@ -312,7 +325,7 @@ def summarise(t: Tally) -> dict:
             "cpu_ms_total": cpu_total, "fps_wall": 1000.0 / total if total > 0 else None,
             "fps_cpu": 1000.0 / cpu_total if cpu_total > 0 else None,
             "per_kind": {k: {"found": v[0], "missed": v[1], "kind_ok": v[2]} for k, v in sorted(t.per_kind.items())},
-            "misses": t.misses[:20], "pieces": t.pieces}
+            "misses": t.misses[:20], "pieces": t.pieces, "missed": t.missed, "false_positives": t.false_positives}
 
 
 def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yolo", "hybrid"), model=None, seed: int = BENCH_SEED,
@@ -347,8 +360,8 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
                 obs = det(fr.image, 0, 0.0)
                 reported = {k.name for k in det.round} | det.blob_kinds if m == "classical" else set(kinds) | {"ball"}
                 score_frame(tallies[m], obs, fr, reported, rk, index=index)
-                score_frame(parts[m]["round"], obs, fr, reported, rk, only=rk | {"ball"})
-                score_frame(parts[m]["other"], obs, fr, reported, rk, only=set(kinds) - rk - {"ball"})
+                score_frame(parts[m]["round"], obs, fr, reported, rk, only=rk | {"ball"}, index=index)
+                score_frame(parts[m]["other"], obs, fr, reported, rk, only=set(kinds) - rk - {"ball"}, index=index)
                 tallies[m].add_ms(det.timings_ms, det.cpu_ms)
                 tallies[m].frames += 1
         report["views"][view] = {"mm_per_px_median": float(np.median(scales)), "mm_per_px_range": [float(np.min(scales)), float(np.max(scales))],

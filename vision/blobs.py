@@ -69,6 +69,9 @@ class BlobConfig:
     nothing_veto_conf: float = 0.9
     figure_base: bool = True
     figure_split: float = 1.15
+    figure_split_extent: float = 0.0
+    absorb_share: float = 0.0
+    absorb_margin_mm: float = 2.0
     dark_floor: float = 0.5
     figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
@@ -281,18 +284,59 @@ def figure_area_px(transform, xy, radius: float, height: float) -> float:
     return float(cv2.contourArea(cv2.convexHull(px.astype(np.float32))))
 
 
-def split_figures(p: Proposal, transform, radius: float, height: float, max_ratio: float, most: int = 4) -> list:
-    """A proposal named a figure but larger than ``max_ratio`` figures of that size (standing close,
+def figure_outline_px(transform, xy, radius: float, height: float, n: int = 24) -> np.ndarray:
+    """(2n, 2) image px: the base and top rims of an upright cylinder (base ``radius`` mm, ``height``
+    mm) standing at ``xy`` mat mm (its silhouette is their hull)."""
+    a = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    ring = np.asarray(xy, float).reshape(1, 2) + radius * np.column_stack([np.cos(a), np.sin(a)])
+    return np.vstack([transform.mat_to_image(ring, 0.0), transform.mat_to_image(ring, float(height))])
+
+
+def figure_count(p: Proposal, transform, radius: float, height: float, max_ratio: float, extent_ratio: float = 0.0,
+                 most: int = 4) -> int:
+    """How many standing figures (footprint ``radius``, ``height`` mm) the proposal ``p`` holds, by
+    the camera's model of one figure's silhouette where it stands: by area, when its pixels are more
+    than ``max_ratio`` figures' silhouettes; and (``extent_ratio`` > 0) by length, when along the
+    main axis of its pixels it reaches more than ``extent_ratio`` times one figure's silhouette
+    along that axis (two figures side by side whose bodies the mask holds only in part, as a
+    figure's pale or grey parts on a pale mat pass for shadow: their area stays below two
+    figures', their length does not; counted as two, more only by area). 1 when neither."""
+    xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
+    one = figure_area_px(transform, xy, radius, height)
+    n_px = int(p.region.sum())
+    if not np.isfinite(one) or one <= 0:
+        return 1
+    k = int(min(most, max(2, round(n_px / one)))) if n_px >= max_ratio * one else 1
+    if extent_ratio > 0 and n_px >= 8:
+        ys, xs = np.nonzero(p.region)
+        pts = np.column_stack([xs, ys]).astype(float)
+        c = pts - pts.mean(0)
+        evals, evecs = np.linalg.eigh(c.T @ c)
+        u = evecs[:, -1]
+        s = c @ u
+        length = float(np.percentile(s, 99) - np.percentile(s, 1)) + 1.0
+        hull = figure_outline_px(transform, xy, radius, height)
+        if np.isfinite(hull).all():
+            hs = hull @ u
+            one_len = float(hs.max() - hs.min())
+            if one_len > 0 and length >= extent_ratio * one_len:
+                k = max(k, 2)
+    return k
+
+
+def split_figures(p: Proposal, transform, radius: float, height: float, max_ratio: float, most: int = 4,
+                  extent_ratio: float = 0.0) -> list:
+    """A proposal named a figure but holding more than one (:func:`figure_count`: standing close,
     their silhouettes merge in the image) cut into as many parts as it holds figures (k-means on its
     pixels); the proposal alone otherwise."""
     import cv2
 
+    k = figure_count(p, transform, radius, height, max_ratio, extent_ratio, most)
+    if k < 2:
+        return [p]
     xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
     one = figure_area_px(transform, xy, radius, height)
     n_px = int(p.region.sum())
-    if not np.isfinite(one) or one <= 0 or n_px < max_ratio * one:
-        return [p]
-    k = int(min(most, max(2, round(n_px / one))))
     ys, xs = np.nonzero(p.region)
     pts = np.column_stack([xs, ys]).astype(np.float32)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.1)
@@ -312,6 +356,82 @@ def split_figures(p: Proposal, transform, radius: float, height: float, max_rati
         out.append(Proposal((x0 + float(sx.mean()), y0 + float(sy.mean())), (x0 + a0, y0 + b0, x0 + a1, y0 + b1),
                             p.area_mm2 * m.sum() / n_px, reg))
     return out or [p]
+
+
+def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transform, config: BlobConfig) -> tuple:
+    """Drop the parts that lie inside a found figure's silhouette. ``parts`` the proposals (or
+    their parts) found as pieces, ``xy`` their (2,) mat mm positions, ``kinds`` their kinds;
+    ``piece_kinds`` the game's kinds (radius, height mm). A standing figure hides what is behind it
+    and nothing lies on its footprint, so a part whose pixels lie mostly (``absorb_share``) within
+    the silhouette of a larger figure found beside it (the hull of its base and top rims, grown by
+    ``absorb_margin_mm``) is a piece of that figure: its head or a fragment of its body the mask cut
+    off (named a figure again or a token). A part of the same kind is merged into the figure (whose
+    base is found again from both); a token's is dropped. Cards are neither absorbed nor absorb.
+    Returns the positions (a list like ``xy``) and the indices of the parts kept."""
+    import cv2
+
+    n = len(parts)
+    if config.absorb_share <= 0 or n < 2:
+        return list(xy), list(range(n))
+    figure = [k in FIGURE_CLASSES for k in kinds]
+    if not any(figure):
+        return list(xy), list(range(n))
+    size = [int(p.region.sum()) for p in parts]
+    order = sorted(range(n), key=lambda i: (not figure[i], -size[i]))
+    xy = [np.asarray(v, float) for v in xy]
+    kept: list = []
+    merged: dict = {}
+    hulls: dict = {}
+    for i in order:
+        if "card" in kinds[i]:
+            kept.append(i)
+            continue
+        p = parts[i]
+        x0, y0, x1, y1 = p.box
+        host = None
+        for j in kept:
+            if not figure[j] or j not in hulls:
+                continue
+            hull = hulls[j]
+            if hull[:, 0].max() < x0 or hull[:, 0].min() > x1 or hull[:, 1].max() < y0 or hull[:, 1].min() > y1:
+                continue
+            canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillConvexPoly(canvas, np.round(hull - [x0, y0]).astype(np.int32), 1)
+            inside = int((canvas.astype(bool) & p.region).sum())
+            if inside >= config.absorb_share * max(size[i], 1):
+                host = j
+                break
+        if host is None:
+            kept.append(i)
+            if figure[i]:
+                k = piece_kinds[kinds[i]]
+                outline = figure_outline_px(transform, xy[i], k.radius + config.absorb_margin_mm, k.height)
+                if np.isfinite(outline).all():
+                    hulls[i] = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2)
+        elif kinds[i] == kinds[host]:
+            merged.setdefault(host, []).append(i)
+    for j, extra in merged.items():
+        k = piece_kinds[kinds[j]]
+        union = merge_proposals([parts[j]] + [parts[i] for i in extra])
+        if config.figure_base:
+            xy[j] = figure_base(union, transform, config.figure_base_fraction * k.radius, k.height)
+    kept.sort()
+    return xy, kept
+
+
+def merge_proposals(parts: list) -> "Proposal":
+    """One proposal of the pixels of ``parts`` (their areas added)."""
+    x0 = min(p.box[0] for p in parts)
+    y0 = min(p.box[1] for p in parts)
+    x1 = max(p.box[2] for p in parts)
+    y1 = max(p.box[3] for p in parts)
+    reg = np.zeros((y1 - y0, x1 - x0), bool)
+    for p in parts:
+        a, b, c, d = p.box
+        reg[b - y0:d - y0, a - x0:c - x0] |= p.region
+    ys, xs = np.nonzero(reg)
+    return Proposal((x0 + float(xs.mean()), y0 + float(ys.mean())), (x0, y0, x1, y1),
+                    float(sum(p.area_mm2 for p in parts)), reg)
 
 
 def window_crop(frame: np.ndarray, centre_px, side_px: float, keep: np.ndarray | None = None,

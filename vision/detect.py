@@ -682,8 +682,8 @@ class Detector:
         a figure (or, very surely, as nothing: the mat's print) are dropped; the foreground less the round pieces' silhouettes is cut into
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
-        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, figure_base, kind_of, proposal_crops, proposals, round_crops,
-                                  round_silhouettes, split_figures)
+        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, figure_base, kind_of, proposal_crops, proposals,
+                                  round_crops, round_silhouettes, split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -708,14 +708,15 @@ class Detector:
                              np.array([p.centre for p in props], float), cache)
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
-        xy, kinds, conf, sig = [], [], [], []
+        xy, kinds, conf, sig, found = [], [], [], [], []
         for i, p in enumerate(props):
             c = str(cls[best[i]])
             k = kind_of(self.game, c, self.kinds)
             if k is None or P[i, best[i]] < bc.min_conf:
                 continue
             h = self.kinds[k].height
-            parts = split_figures(p, self.transform, self.kinds[k].radius, h, bc.figure_split) \
+            parts = split_figures(p, self.transform, self.kinds[k].radius, h, bc.figure_split,
+                                  extent_ratio=bc.figure_split_extent) \
                 if c in FIGURE_CLASSES and bc.figure_split > 0 else [p]
             for q in parts:
                 if c in FIGURE_CLASSES and bc.figure_base:
@@ -725,8 +726,11 @@ class Detector:
                 kinds.append(k)
                 conf.append(float(P[i, best[i]]))
                 sig.append(bc.sigma_of(c, float(self.transform.mm_per_px(xy[-1][None])[0])))
+                found.append(q)
         if not kinds:
             return obs
+        xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc)
+        xy, kinds, conf, sig = ([v[i] for i in keep] for v in (xy, kinds, conf, sig))
         return Observation(xy=np.vstack([obs.xy, np.array(xy).reshape(-1, 2)]),
                            radius=np.concatenate([obs.radius, [self.kinds[k].radius for k in kinds]]),
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),

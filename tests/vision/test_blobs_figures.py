@@ -1,0 +1,115 @@
+"""Standing figures of the non-round path (vision/blobs.py): how many figures a merged silhouette
+holds (by area and by length, from the camera's model of one figure), and the parts of a found
+figure that the classifier named again (its head, a fragment named a token)."""
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from vision.blobs import BlobConfig, Proposal, absorb_parts, figure_count, figure_outline_px, split_figures
+
+R, H = 12.5, 45.0  # a racer: footprint radius and height, mm
+
+
+class _Tilted:
+    """1 mm per image px on every plane; a point ``h`` mm above the mat shows 0.4 h px higher in
+    the image (a camera looking down at a slant, without perspective)."""
+
+    def mat_to_image(self, mm, h=0.0):
+        return np.asarray(mm, float).reshape(-1, 2) - [0.0, 0.4 * float(h)]
+
+    def image_to_mat(self, px, h=0.0):
+        return np.asarray(px, float).reshape(-1, 2) + [0.0, 0.4 * float(h)]
+
+    def mm_per_px(self, mm, h=0.0):
+        return np.ones(len(np.asarray(mm).reshape(-1, 2)))
+
+
+def _proposal(mask: np.ndarray) -> Proposal:
+    ys, xs = np.nonzero(mask)
+    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+    return Proposal((float(xs.mean()), float(ys.mean())), (int(x0), int(y0), int(x1), int(y1)),
+                    float(mask.sum()), mask[y0:y1, x0:x1].copy())
+
+
+def _silhouette(xy, shape=(300, 400), radius=R, height=H, lower=1.0) -> np.ndarray:
+    """The figure's silhouette (bool image px), only its lowest ``lower`` part when < 1 (the rest
+    taken for shadow)."""
+    T = _Tilted()
+    m = np.zeros(shape, np.uint8)
+    hull = cv2.convexHull(figure_outline_px(T, xy, radius, height).astype(np.float32)).astype(np.int32)
+    cv2.fillConvexPoly(m, hull, 1)
+    m = m.astype(bool)
+    if lower < 1.0:
+        ys = np.nonzero(m)[0]
+        cut = ys.max() - lower * (ys.max() - ys.min())
+        m[: int(np.ceil(cut))] = False
+    return m
+
+
+def test_two_figures_side_by_side_held_in_part_are_two_by_length_not_by_area():
+    T = _Tilted()
+    a, b = np.array([200.0, 200.0]), np.array([236.0, 200.0])  # 36 mm apart: bases nearly touching
+    mask = _silhouette(a, lower=0.45) | _silhouette(b, lower=0.45)
+    p = _proposal(mask)
+    # by area alone: less than 1.15 figures, one figure
+    assert figure_count(p, T, R, H, 1.15) == 1
+    assert figure_count(p, T, R, H, 1.15, extent_ratio=1.2) == 2
+    parts = split_figures(p, T, R, H, 1.15, extent_ratio=1.2)
+    assert len(parts) == 2
+    xs = sorted(T.image_to_mat(np.array([q.centre]), 0.0)[0][0] for q in parts)
+    assert abs(xs[0] - a[0]) < 8.0 and abs(xs[1] - b[0]) < 8.0, xs
+
+
+def test_one_figure_whole_or_in_part_stays_one():
+    T = _Tilted()
+    for lower in (1.0, 0.6, 0.3):
+        p = _proposal(_silhouette(np.array([200.0, 220.0]), lower=lower))
+        assert figure_count(p, T, R, H, 1.15, extent_ratio=1.2) == 1, lower
+        assert len(split_figures(p, T, R, H, 1.15, extent_ratio=1.2)) == 1
+
+
+class _Kind:
+    def __init__(self, radius, height):
+        self.radius, self.height = radius, height
+
+
+KINDS = {"racer": _Kind(R, H), "banana": _Kind(13.0, 4.0), "movement-card": _Kind(44.0, 0.3)}
+
+
+def test_a_part_inside_a_found_figure_is_that_figure():
+    T = _Tilted()
+    config = BlobConfig(absorb_share=0.7, absorb_margin_mm=2.0)
+    base = np.array([200.0, 220.0])
+    whole = _silhouette(base)
+    ys = np.nonzero(whole)[0]
+    mid = int(ys.min() + 0.5 * (ys.max() - ys.min()))
+    body, head = whole.copy(), whole.copy()
+    body[:mid] = False
+    head[mid:] = False
+    token = np.zeros_like(whole)
+    cv2.circle(token.view(np.uint8), (120, 220), 12, 1, -1)  # a banana well away from it
+    card = np.zeros_like(whole)
+    card[190:235, 190:210] = True  # a card under the racer's silhouette (named a card: never absorbed)
+    parts = [_proposal(body), _proposal(head), _proposal(head.copy()), _proposal(token), _proposal(card)]
+    kinds = ["racer", "racer", "banana", "banana", "movement-card"]
+    # the body's base is right; the head alone, taken for a whole racer, stands far behind it
+    xy = [base, base + [0.0, -60.0], T.image_to_mat(np.array([parts[2].centre]), 2.0)[0],
+          T.image_to_mat(np.array([parts[3].centre]), 2.0)[0], np.array([200.0, 200.0])]
+    new_xy, keep = absorb_parts(parts, xy, kinds, KINDS, T, config)
+    assert keep == [0, 3, 4]
+    assert np.linalg.norm(new_xy[0] - base) < 6.0, new_xy[0]
+    # off: everything is kept as it was
+    off_xy, off_keep = absorb_parts(parts, xy, kinds, KINDS, T, BlobConfig())
+    assert off_keep == [0, 1, 2, 3, 4] and all(np.allclose(u, v) for u, v in zip(off_xy, xy))
+
+
+def test_two_figures_beside_each_other_are_both_kept():
+    T = _Tilted()
+    config = BlobConfig(absorb_share=0.7, absorb_margin_mm=2.0)
+    a, b = np.array([200.0, 220.0]), np.array([232.0, 220.0])
+    ma, mb = _silhouette(a), _silhouette(b)
+    mb &= ~ma
+    _, keep = absorb_parts([_proposal(ma), _proposal(mb)], [a, b], ["racer", "racer"], KINDS, T, config)
+    assert keep == [0, 1]

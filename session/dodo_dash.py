@@ -44,6 +44,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+# the χ² tail (loaded with the module: scipy.stats's first import takes about a second, which a
+# throw's call would otherwise pay at the first throw)
+from scipy.special import chdtrc as chi2_sf
 
 from session.core import Flick, Session
 from vision.core import Observation
@@ -596,8 +599,6 @@ class DodoDashSession(Session):
         at ``slide_p_min``), and does not come back along its line after it stops farther than
         ``slide_slack_z`` σ of its place (a curve through a slide that stops comes back a little after the stop:
         friction stops a token and leaves it, and that much is the curve's, not the token's)."""
-        from scipy.stats import chi2 as chi2_dist
-
         if sg.degree < 2 or _waypoint(sg):
             return True
         z = self.slide_slack_z
@@ -609,7 +610,7 @@ class DodoDashSession(Session):
         s0, s1 = float(sg.vel_sigma(sg.t0)[0]), float(sg.vel_sigma(sg.t1)[0])
         faster = float(np.hypot(*v1)) - n0 > z * float(np.hypot(s0, s1))
         dof = 2 * (sg.n - 3)
-        rough = dof > 0 and chi2_dist.sf(sg.chi2, dof) < self.slide_p_min
+        rough = dof > 0 and chi2_sf(dof, sg.chi2) < self.slide_p_min
         # came back along its line after it stopped, farther than the fit's noise
         a_u = float(2.0 * sg.coef[2] @ u)
         back = False
@@ -1545,8 +1546,6 @@ class DodoDashSession(Session):
         kept, and each sample's span is the union of their heights ± σ·√(k² − Δχ²) there (the
         k-σ confidence region of the fits together), within 0..the highest. And the fits kept (empty: none). A curving throw (the Feather) is not ballistic
         across the mat and is not fitted."""
-        from scipy.stats import chi2 as chi2_dist
-
         h = self.throw_height_max(kind)
         n = len(s.t)
         lo, hi = np.zeros(n), np.full(n, h)
@@ -1575,7 +1574,7 @@ class DodoDashSession(Session):
             return lo, hi, []
         k = self.referee.k
         best = min(fits, key=lambda f: f["chi2"])
-        if chi2_dist.sf(best["chi2"], best["dof"]) < self.fall_p_min:
+        if chi2_sf(best["dof"], best["chi2"]) < self.fall_p_min:
             return lo, hi, []
         kept = [f for f in fits if f["chi2"] <= best["chi2"] + k * k]
         a = np.full(i_end - i0 + 1, np.inf)

@@ -72,6 +72,7 @@ class DetectConfig:
     max_radius_fraction: float = 1.45
     hand_area_mm2: float = 12000.0
     hand_margin_mm: float = 40.0
+    hand_local_scale: bool = True
     border_px: int = 3
     min_confidence: float = 0.25
     yolo_conf: float = 0.25
@@ -318,10 +319,17 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     if static_mask is not None:
         small = small.copy()
         small[cv2.resize(static_mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST) > 0] = 0
-    n_cc, labels, stats, _ = cv2.connectedComponentsWithStats(small, connectivity=8)
+    n_cc, labels, stats, cents = cv2.connectedComponentsWithStats(small, connectivity=8)
     occluders = []
     scale = float(np.median(transform.mm_per_px(board.corners_mm())))
     big = [k for k in range(1, n_cc) if stats[k][4] / (f * f) * scale * scale > config.hand_area_mm2]
+    if big and config.hand_local_scale:
+        # measured at the blob's own place too (the board's scale varies across an oblique view: a
+        # card near the camera spans more pixels than its size at the board's median scale)
+        at = transform.image_to_mat(np.asarray([cents[k] for k in big], float) / f, 0.0)
+        local = transform.mm_per_px(at)
+        big = [k for k, sc in zip(big, local) if not np.isfinite(sc)
+               or stats[k][4] / (f * f) * float(sc) ** 2 > config.hand_area_mm2]
     for k in big:
         # an arm over the table can look like the table (skin and wood share a hue): the part over
         # the mat need not reach the frame's border, so size alone says "hand"

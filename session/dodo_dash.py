@@ -41,7 +41,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 # the χ² tail (loaded with the module: scipy.stats's first import takes about a second, which a
@@ -289,8 +289,6 @@ class DodoDashSession(Session):
         """The racers in ``flick`` (:meth:`session.core.Session.flick_tracks`): the tracks bearing a
         racer's name (:meth:`racer_names`), whatever kind the detector gives them now, with the
         racer's kind and radius from the specs where the detector took it for another kind."""
-        from dataclasses import replace
-
         names = self.racer_names()
         spec = self.specs.piece(GAME, "racer")
         out = []
@@ -1708,8 +1706,6 @@ class DodoDashSession(Session):
 
     def _spin_touch_at(self, path: ThrowPath, ch: tuple, calls: list, racers, rest_q: dict, radius: float) -> list:
         """``calls`` with the spin change ``ch`` (:meth:`spin_changes`) as a touch (:meth:`spin_touch`)."""
-        from dataclasses import replace
-
         k = self.referee.k
         T, P, S, A, Z, low, size = path.T, path.P, path.S, path.A, path.Z, path.low, path.samples.size
         racer_h = self.specs.piece(GAME, "racer").height

@@ -301,11 +301,17 @@ def figure_count(p: Proposal, transform, radius: float, height: float, max_ratio
     along that axis (two figures side by side whose bodies the mask holds only in part, as a
     figure's pale or grey parts on a pale mat pass for shadow: their area stays below two
     figures', their length does not; counted as two, more only by area). 1 when neither."""
+    return _figure_count(p, transform, radius, height, max_ratio, extent_ratio, most)[0]
+
+
+def _figure_count(p: Proposal, transform, radius: float, height: float, max_ratio: float, extent_ratio: float,
+                  most: int) -> tuple[int, float]:
+    """(:func:`figure_count`, one figure's silhouette area in image px where ``p`` stands)."""
     xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
     one = figure_area_px(transform, xy, radius, height)
     n_px = int(p.region.sum())
     if not np.isfinite(one) or one <= 0:
-        return 1
+        return 1, one
     k = int(min(most, max(2, round(n_px / one)))) if n_px >= max_ratio * one else 1
     if extent_ratio > 0 and n_px >= 8:
         ys, xs = np.nonzero(p.region)
@@ -321,7 +327,7 @@ def figure_count(p: Proposal, transform, radius: float, height: float, max_ratio
             one_len = float(hs.max() - hs.min())
             if one_len > 0 and length >= extent_ratio * one_len:
                 k = max(k, 2)
-    return k
+    return k, one
 
 
 def split_figures(p: Proposal, transform, radius: float, height: float, max_ratio: float, most: int = 4,
@@ -331,11 +337,9 @@ def split_figures(p: Proposal, transform, radius: float, height: float, max_rati
     pixels); the proposal alone otherwise."""
     import cv2
 
-    k = figure_count(p, transform, radius, height, max_ratio, extent_ratio, most)
+    k, one = _figure_count(p, transform, radius, height, max_ratio, extent_ratio, most)
     if k < 2:
         return [p]
-    xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
-    one = figure_area_px(transform, xy, radius, height)
     n_px = int(p.region.sum())
     ys, xs = np.nonzero(p.region)
     pts = np.column_stack([xs, ys]).astype(np.float32)

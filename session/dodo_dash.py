@@ -1210,6 +1210,30 @@ class DodoDashSession(Session):
     lost_gone_s = 0.5  # a flick opened by a lost token is over once nothing moved for this long and it is not back,
     lost_back_frames = 3  # ... or once it has been seen back, still, this many frames
     _lost_watch = None  # what lost_motion watches: {"key": (flicks so far, projectile), "n": frames, "ref": {track: its places}}
+    # A token at rest is displaced when its place moved beyond the detector's repeatability there:
+    # the spread of its own samples at rest (an upper bound, ``still_sigma_p`` likely, from the
+    # ``still_samples`` kept), never more than the σ the detector claims (which holds what it gets
+    # wrong in the same way every frame: a bias that a displacement does not see) nor less than
+    # ``still_sigma_floor_mm``; seen so in ``displaced_frames`` frames in a row
+    still_samples = 8
+    still_sigma_p = 0.01
+    still_sigma_floor_mm = 0.3
+    displaced_frames = 2
+    def still_sigma(self, pts, claimed: float) -> float:
+        """One sample's σ (mm) for comparing a piece's places at rest with each other: the spread of
+        its rest samples ``pts`` ((n, 2) mat mm) as an upper bound (``still_sigma_p``; the χ² of
+        2(n − 1) degrees of freedom), within ``still_sigma_floor_mm`` .. ``claimed`` (the σ the
+        detector gives, which a detector repeating itself exactly overstates for a displacement)."""
+        from scipy.special import chdtri
+
+        pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+        n = len(pts)
+        if n < 3:
+            return float(claimed)
+        dof = 2 * (n - 1)
+        ss = float(((pts - pts.mean(axis=0)) ** 2).sum())
+        upper = np.sqrt(ss / chdtri(dof, 1.0 - self.still_sigma_p))
+        return float(min(float(claimed), max(upper, self.still_sigma_floor_mm)))
 
     def lost_motion(self, obs: Observation) -> str | None:
         """While a throw is awaited and nothing is seen moving: why a throw happened all the same
@@ -1244,12 +1268,17 @@ class DodoDashSession(Session):
             xy, sig = np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i])
             r = w["ref"].get(tid)
             if r is None:
-                w["ref"][tid] = r = {"pts": [], "last": w["n"]}
+                w["ref"][tid] = r = {"pts": [], "last": w["n"], "off": 0}
             if len(r["pts"]) >= 3:
                 d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
-                if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
-                    why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
-            if len(r["pts"]) < 5:
+                still = self.still_sigma(r["pts"], sig)
+                if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * still):
+                    r["off"] += 1
+                    if r["off"] >= self.displaced_frames or d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
+                        why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
+                else:
+                    r["off"] = 0
+            if len(r["pts"]) < self.still_samples and not r["off"]:
                 r["pts"].append(xy)
             r["last"] = w["n"]
         for tid, r in w["ref"].items():
@@ -1305,6 +1334,17 @@ class DodoDashSession(Session):
         off = np.hypot(*(xy0[~pre] - rest).T) if (~pre).any() else np.zeros(0)
         if len(off) and float(off.max()) > max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * sig):
             why = why or f"it reappeared {float(off.max()):.0f} mm from where it rested"
+        # displaced beyond the detector's repeatability at rest (:meth:`lost_motion`): the rest from
+        # its samples before those that opened the flick (the last ``displaced_frames`` − 1 before it)
+        n_ref = int(pre.sum()) - (self.displaced_frames - 1)
+        if why is None and n_ref >= 3:
+            ref = xy0[:n_ref][-self.still_samples:]
+            p_ref = np.median(ref, axis=0)
+            off = np.hypot(*(xy0[n_ref:] - p_ref).T)
+            limit = max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2) * self.still_sigma(ref, sig))
+            if len(off) >= self.displaced_frames and float(np.sort(off)[-self.displaced_frames]) > limit:
+                rest = p_ref
+                why = f"it was displaced {float(off.max()):.0f} mm from where it rested"
         if why is None:
             return None
         # the resting one, then those of its kind seen after it was last seen (where it reappeared)

@@ -58,6 +58,17 @@ class Track:
     xy: list = field(default_factory=list)
     missed_since: float | None = None
     retired: bool = False
+    votes: dict = field(default_factory=dict)  # attribute -> {value: times read}: ``attributes`` holds the most read
+
+    def read(self, key: str, value: str) -> None:
+        """One detection's reading of attribute ``key``: the track's value is the one read most
+        often (the first read on a tie), so a misread in a few frames (a token lying against the
+        piece) does not change what the track is."""
+        tally = self.votes.setdefault(key, {})
+        tally[value] = tally.get(value, 0) + 1
+        best = self.attributes.get(key)
+        if best is None or tally[value] > tally.get(best, 0):
+            self.attributes[key] = value
 
     def position(self) -> np.ndarray:
         return np.asarray(self.xy[-1], dtype=float)
@@ -133,13 +144,21 @@ class Tracker:
                               np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2))
             kinds = np.array([tr.kind for tr in live], dtype=object)
             compatible = obs.kind[:, None] == kinds[None, :]
+            clash = np.zeros_like(compatible)
             for key in ("team", "colour"):
                 a = obs.attribute(key)
                 b = np.array([tr.attributes.get(key, "") for tr in live], dtype=object)
-                clash = (a[:, None] != b[None, :]) & (a[:, None] != "") & (b[None, :] != "")
-                compatible &= ~clash
+                clash |= (a[:, None] != b[None, :]) & (a[:, None] != "") & (b[None, :] != "")
+            # an attribute read otherwise (a colour misread under a token lying against the piece)
+            # does not make a piece of the same kind found where the track was, within the smaller
+            # of their radii (two pieces do not overlap by that much), another piece; such a match
+            # costs ``gate_mm`` more, so a detection that agrees is preferred wherever there is one
+            in_place = np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2) <= \
+                np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])
+            compatible &= ~clash | in_place
+            cost = cost + np.where(clash, cfg.gate_mm, 0.0)
             big = 1e9
-            cost = np.where(compatible & (cost <= cfg.gate_mm), cost, big)
+            cost = np.where(compatible & (cost <= cfg.gate_mm + np.where(clash, cfg.gate_mm, 0.0)), cost, big)
             rows, cols = linear_sum_assignment(cost)
             for r, c in zip(rows, cols):
                 if cost[r, c] < big:
@@ -164,7 +183,7 @@ class Tracker:
             tr.radius = float(obs.radius[i])
             for k, v in obs.attributes.items():
                 if str(v[i]):
-                    tr.attributes[k] = str(v[i])
+                    tr.read(k, str(v[i]))
             if len(tr.t) > cfg.history:
                 del tr.t[0], tr.xy[0]
         for tr in live:

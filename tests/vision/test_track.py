@@ -146,3 +146,37 @@ def test_projectile_touches_in_order_and_first_only():
     assert [h.b for h in hits] == [3, 2]  # 250 first, then 400 (gap 3 mm ≤ 4), 500 missed by far
     assert [h.b for h in touched(proj, targets, 0.0, ContactConfig(touch_mm=4.0), first_only=True)] == [3]
     assert [h.b for h in touched(proj, targets, 0.0, ContactConfig(touch_mm=2.0))] == [3]
+
+
+def _coloured(t, rows):
+    """One frame of racers: rows of (x, y, colour)."""
+    return Observation([[x, y] for x, y, _ in rows], [12.5] * len(rows), [45.0] * len(rows), ["racer"] * len(rows),
+                       [1.0] * len(rows), [3.5] * len(rows), timestamp=t, attributes={"colour": [c for *_, c in rows]})
+
+
+def test_a_colour_misread_in_place_keeps_the_track_and_its_colour():
+    tracker = Tracker()
+    first = tracker.update(_coloured(0.0, [(100, 100, "black"), (200, 100, "white")])).track_id.copy()
+    for k in range(1, 10):  # the colour read otherwise for two frames, the piece nudged 10 mm (within its radius)
+        colour = "purple" if k in (4, 5) else "black"
+        ids = tracker.update(_coloured(k / FPS, [(100 + (10 if k >= 4 else 0), 100, colour), (200, 100, "white")])).track_id
+        assert list(ids) == list(first)
+    assert tracker.tracks[int(first[0])].attributes["colour"] == "black"  # the colour read most often
+
+
+def test_a_piece_of_another_colour_beyond_the_radius_is_another_piece():
+    tracker = Tracker()
+    first = tracker.update(_coloured(0.0, [(100, 100, "black")])).track_id.copy()
+    ids = tracker.update(_coloured(1 / FPS, [(100, 100, "black"), (130, 100, "purple")])).track_id
+    assert ids[0] == first[0] and ids[1] != first[0]
+    # the black one unseen, the purple one 20 mm from where it stood: beyond 12.5 mm, not the same piece
+    ids = tracker.update(_coloured(2 / FPS, [(120, 100, "purple")])).track_id
+    assert ids[0] != first[0]
+
+
+def test_an_agreeing_detection_is_preferred_to_a_misread_one():
+    tracker = Tracker()
+    a, b = tracker.update(_coloured(0.0, [(100, 100, "black"), (122, 100, "purple")])).track_id.copy()
+    # both seen again a little moved: each keeps its own though the other lies within a radius of it
+    ids = tracker.update(_coloured(1 / FPS, [(111, 100, "purple"), (104, 100, "black")])).track_id
+    assert list(ids) == [b, a]

@@ -1,0 +1,88 @@
+"""A detector that claims a large σ (what it gets wrong in the same way every frame) but repeats
+itself exactly on a still table, as the classical detector does on rendered frames: a token at rest
+nudged a few mm (an Egg flicked against a racer next to it and back) is displaced beyond that
+detector's repeatability, though well within the σ it claims; a single frame off and back is not."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from session.bench import _StubDodoDash
+from session.dodo_dash import DodoDashSession
+from sim.live import LiveFrame
+from sim.scene import PieceState, Scene
+from vision.core import Observation
+
+BOARD = "dodo-dash/dodorado-jungle"
+
+
+class Repeatable:
+    """Every piece where it is, σ ``claimed`` mm (not measured from frame to frame), no heights."""
+
+    measures_height = False
+
+    def __init__(self, claimed=2.0):
+        self.claimed = claimed
+        self.last_ids = []
+
+    def __call__(self, frame, quality="full"):
+        ps = frame.scene.pieces
+        self.last_ids = [p.id for p in ps]
+        return Observation([[p.x, p.y] for p in ps], [p.radius for p in ps], [p.height for p in ps],
+                           [p.kind for p in ps], [1.0] * len(ps), [self.claimed] * len(ps),
+                           frame_index=frame.index, timestamp=frame.t)
+
+
+def table(egg_x):
+    return [PieceState("racer-1", "racer", 400.0, 300.0, 12.5, 45.0),
+            PieceState("racer-2", "racer", 700.0, 100.0, 12.5, 45.0),
+            PieceState("egg", "egg", egg_x, 300.0, 11.0, 4.0)]
+
+
+def play(xs, claimed=2.0):
+    from sim.suites import _board
+
+    board = _board(BOARD)
+    s = DodoDashSession(board, Repeatable(claimed), game=_StubDodoDash({"projectile": "egg"}))
+    for i, x in enumerate(xs):
+        s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(x), i / 30)))
+        if i == 3:
+            for tid, pid in zip(s._last_obs.track_id, s.detector.last_ids):
+                s.assign(int(tid), pid)
+            s._armed = True
+    return s
+
+
+def test_still_sigma_is_the_repeatability_within_the_claimed_sigma():
+    s = play([430.0] * 2)
+    assert s.still_sigma(np.full((8, 2), 5.0), 2.0) == s.still_sigma_floor_mm  # repeats exactly: the floor
+    rng = np.random.default_rng(1)
+    noisy = rng.normal(0.0, 0.7, size=(8, 2))
+    assert 0.7 < s.still_sigma(noisy, 5.0) < 5.0  # an upper bound of the spread, not the claim
+    assert s.still_sigma(noisy, 0.5) == 0.5  # never more than the detector claims
+    assert s.still_sigma(noisy[:2], 2.0) == 2.0  # too few samples to measure: the claim
+
+
+def test_a_token_nudged_a_few_mm_opens_a_flick_and_is_not_a_confident_call():
+    # at rest 15 frames at x = 430, then 6 mm towards racer-1 (3 σ claimed, far beyond the repeatability)
+    s = play([430.0] * 15 + [424.0] * 20)
+    assert len(s.flicks) == 1
+    f = s.flicks[0]
+    assert "reappeared" in f.opened_by
+    assert f.ruling is not None
+    got = {v.detail["racer"]: v.answer for v in f.ruling.verdicts}
+    assert got["racer-1"] != "no"  # it lies 24 mm from racer-1's centre: it may have touched it
+    assert got["racer-2"] == "no"
+
+
+def test_a_single_frame_off_and_back_opens_no_flick():
+    s = play([430.0] * 15 + [424.0] + [430.0] * 20)
+    assert s.flicks == []
+
+
+def test_a_token_nudged_within_the_claimed_sigma_of_a_noisy_detector_opens_no_flick():
+    # the same nudge seen by a detector that does not repeat itself (σ 2 mm frame to frame)
+    rng = np.random.default_rng(3)
+    xs = list(430.0 + rng.normal(0.0, 2.0, 15)) + list(424.0 + rng.normal(0.0, 2.0, 20))
+    s = play(xs)
+    assert all(f.opened_by == "motion" for f in s.flicks) or s.flicks == []

@@ -241,6 +241,17 @@ class DodoDashSession(Session):
 
         proj = self.projectile_track(flick)
         lost = self.lost_samples(flick) if proj is None else None
+        if proj is None and lost is None and flick.opened_by.startswith(self.APPEARED):
+            # the token was not seen until it lay on the mat: its path is unknown, a person is asked
+            racers = self.racer_tracks(flick)
+            names = sorted({r.name for r in racers} | self.racer_names())
+            flick.mover = flick.expected.get("projectile", "") or "token"
+            flick.notes.append(f"the {flick.mover} was not seen before it lay on the mat: {flick.opened_by}")
+            verdicts, order = self.ordered_verdicts(
+                flick, [RacerCall(n, 0.0, None, 1.0, "token not seen in flight", None) for n in names])
+            flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
+                               "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
+            return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
         if proj is None and lost is None:
             flick.notes.append("no projectile was seen moving")
             return None
@@ -1219,6 +1230,17 @@ class DodoDashSession(Session):
     still_sigma_p = 0.01
     still_sigma_floor_mm = 0.3
     displaced_frames = 2
+    # A piece that appears on the mat (a track first seen after the wait began, unnamed, still for
+    # ``lost_back_frames`` frames) while an announced throw is awaited, at the moment a racer within
+    # ``appear_reach_mm`` of it is disturbed (its place displaced beyond the detector's
+    # repeatability, or unseen ``lost_frames`` frames in a row; within ``appear_frames`` frames of
+    # the appearance): the token landed there unseen (thrown too high or too fast for the detector,
+    # or seen as another kind). A token put down where nothing stirs is no throw.
+    APPEARED = "a piece appeared by a racer disturbed"
+    appear_reach_mm = 52.5  # a racer's radius and the longest token (the Log, 40 mm)
+    appear_frames = 4
+    _appeared_tid = None
+
     def still_sigma(self, pts, claimed: float) -> float:
         """One sample's σ (mm) for comparing a piece's places at rest with each other: the spread of
         its rest samples ``pts`` ((n, 2) mat mm) as an upper bound (``still_sigma_p``; the χ² of
@@ -1250,7 +1272,8 @@ class DodoDashSession(Session):
             return None
         w = self._lost_watch
         if w is None or w["key"] != key:
-            w = self._lost_watch = {"key": key, "n": 0, "ref": {}}
+            w = self._lost_watch = {"key": key, "n": 0, "ref": {}, "t0": float(obs.timestamp), "racers": {},
+                                    "new": {}}
         w["n"] += 1
         kind = exp.get("projectile", "")
         k = self.motion.config.k
@@ -1284,13 +1307,66 @@ class DodoDashSession(Session):
         for tid, r in w["ref"].items():
             if tid not in seen and len(r["pts"]) >= 3 and w["n"] - r["last"] >= self.lost_frames:
                 why = why or "the projectile vanished from where it rested"
-        return why
+        return why or self._appeared(obs, w)
+
+    def _appeared(self, obs: Observation, w: dict) -> str | None:
+        """:meth:`lost_motion`'s watch of a piece appearing by a racer disturbed (``APPEARED``): the
+        reason, or None; the appeared piece's track is kept in ``_appeared_tid``."""
+        k, n = self.motion.config.k, w["n"]
+        racers = self.racer_names()
+        at = {int(t): i for i, t in enumerate(obs.track_id) if t >= 0}
+        for tr in self.tracker.tracks.values():
+            if not tr.name or tr.name not in racers or tr.retired:
+                continue
+            r = w["racers"].setdefault(tr.id, {"pts": [], "off": 0, "gone": 0, "at": None})
+            i = at.get(tr.id)
+            if i is None:
+                r["gone"] += 1
+                if r["gone"] >= self.lost_frames and len(r["pts"]) >= 3 and r["at"] is None:
+                    r["at"], r["how"] = n, "unseen"
+                continue
+            r["gone"] = 0
+            xy = np.asarray(obs.xy[i], dtype=float)
+            if len(r["pts"]) >= 3:
+                d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
+                limit = max(self.motion.config.min_mm, k * np.sqrt(2.0) * self.still_sigma(r["pts"], float(obs.sigma[i])))
+                r["off"] = r["off"] + 1 if d > limit else 0
+                if r["off"] >= self.displaced_frames and r["at"] is None:
+                    r["at"], r["how"] = n, "displaced"
+            if not r["off"] and len(r["pts"]) < self.still_samples:
+                r["pts"].append(xy)
+        if not self._armed:
+            return None
+        m = self.lost_back_frames
+        for i, tid in enumerate(obs.track_id):
+            tr = self.tracker.tracks.get(int(tid))
+            if tr is None or tr.name or tr.t[0] <= w["t0"] + 1e-9:
+                continue
+            first = w["new"].setdefault(tr.id, n)
+            if len(tr.t) < m or n - first < m - 1:
+                continue
+            last = np.asarray(tr.xy[-m:], dtype=float)
+            if np.hypot(*(last - np.median(last, axis=0)).T).max() > 3.0 * np.sqrt(2.0) * float(obs.sigma[i]):
+                continue  # (not still yet)
+            for rid, r in w["racers"].items():
+                if r["at"] is None or abs(r["at"] - first) > self.appear_frames or len(r["pts"]) < 3:
+                    continue
+                d = float(np.hypot(*(last[-1] - np.median(r["pts"], axis=0))))
+                if r["how"] == "unseen" and d <= self.tracker.tracks[rid].radius + float(obs.radius[i]):
+                    continue  # a piece put down where a racer was lifted (the Egg takes its thrower's place)
+                if d <= self.appear_reach_mm:
+                    self._appeared_tid = int(tid)
+                    return (f"{self.APPEARED}: a {obs.kind[i]} at ({last[-1][0]:.0f}, {last[-1][1]:.0f}) mm, "
+                            f"{self.tracker.tracks[rid].name} {d:.0f} mm from it {r['how']}")
+        return None
 
     def lost_settled(self, flick: Flick) -> bool:
         """A flick opened by a lost token is over once the projectile's kind has been seen still
         ``lost_back_frames`` frames (it is back on the mat), or nothing moved for ``lost_gone_s``."""
         if flick.still_frames * self._frame_s(flick) >= self.lost_gone_s:
             return True
+        if flick.opened_by.startswith(self.APPEARED):  # (it was seen still before the flick opened)
+            return flick.still_frames >= 1
         kind = flick.expected.get("projectile", "")
         last = flick.frames[-self.lost_back_frames:]
         if len(last) < self.lost_back_frames or flick.still_frames < self.lost_back_frames:

@@ -150,11 +150,14 @@ class Tracker:
                 b = np.array([tr.attributes.get(key, "") for tr in live], dtype=object)
                 clash |= (a[:, None] != b[None, :]) & (a[:, None] != "") & (b[None, :] != "")
             # an attribute read otherwise (a colour misread under a token lying against the piece)
-            # does not make a piece of the same kind found where the track was, within the smaller
-            # of their radii (two pieces do not overlap by that much), another piece; such a match
-            # costs ``gate_mm`` more, so a detection that agrees is preferred wherever there is one
-            in_place = np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2) <= \
-                np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])
+            # does not make a piece of the same kind found where the track was in the frame before,
+            # within the smaller of their radii (two pieces do not overlap by that much), another
+            # piece; such a match costs ``gate_mm`` more, so a detection that agrees is preferred
+            # wherever there is one. (A track unseen in the frame before, its piece lifted, gets no
+            # such match: another piece may be put down where it stood.)
+            seen = np.array([tr.missed_since is None for tr in live])
+            in_place = (np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2) <=
+                        np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])) & seen[None, :]
             compatible &= ~clash | in_place
             cost = cost + np.where(clash, cfg.gate_mm, 0.0)
             big = 1e9

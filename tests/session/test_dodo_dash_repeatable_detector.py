@@ -86,3 +86,47 @@ def test_a_token_nudged_within_the_claimed_sigma_of_a_noisy_detector_opens_no_fl
     xs = list(430.0 + rng.normal(0.0, 2.0, 15)) + list(424.0 + rng.normal(0.0, 2.0, 20))
     s = play(xs)
     assert all(f.opened_by == "motion" for f in s.flicks) or s.flicks == []
+
+
+def play_tables(tables, projectile="log", arm=True):
+    from sim.suites import _board
+
+    board = _board(BOARD)
+    s = DodoDashSession(board, Repeatable(3.5), game=_StubDodoDash({"projectile": projectile}))
+    for i, pieces in enumerate(tables):
+        s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, pieces, i / 30)))
+        if i == 3:
+            for tid, pid in zip(s._last_obs.track_id, s.detector.last_ids):
+                s.assign(int(tid), pid)
+            s._armed = arm
+    return s
+
+
+def racers(x1=400.0):
+    return [PieceState("racer-1", "racer", x1, 300.0, 12.5, 45.0), PieceState("racer-2", "racer", 700.0, 100.0, 12.5, 45.0)]
+
+
+def log(x, y):
+    return PieceState("log", "log", x, y, 9.0, 18.0, size=(40.0, 18.0))
+
+
+def test_a_token_that_appears_by_a_racer_disturbed_is_a_throw_seen_too_late():
+    # the Log unseen in the hand and in the air; it lands against racer-1, whose place is seen 8 mm off
+    # from then on (the two read as one): a throw landed there, its path unknown: every racer is asked
+    s = play_tables([racers()] * 15 + [racers(408.0) + [log(430.0, 300.0)]] * 20)
+    assert len(s.flicks) == 1
+    f = s.flicks[0]
+    assert f.opened_by.startswith(DodoDashSession.APPEARED)
+    assert {v.detail["racer"]: v.answer for v in f.ruling.verdicts} == {"racer-1": "too_close", "racer-2": "too_close"}
+
+
+def test_a_token_that_appears_by_a_racer_far_off_or_unannounced_opens_no_flick():
+    # racer-1 stirs, but the Log lies 120 mm from it: no sign the two met
+    s = play_tables([racers()] * 15 + [racers(408.0) + [log(520.0, 300.0)]] * 20)
+    assert s.flicks == []
+    # no throw announced
+    s = play_tables([racers()] * 15 + [racers(408.0) + [log(430.0, 300.0)]] * 20, arm=False)
+    assert s.flicks == []
+    # nothing stirs where the Log is put down (a player puts it down before throwing it)
+    s = play_tables([racers()] * 15 + [racers() + [log(430.0, 300.0)]] * 20)
+    assert s.flicks == []

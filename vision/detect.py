@@ -812,9 +812,10 @@ class Detector:
             self._attr_cache = (frame.copy(), obs.xy.copy(), list(obs.kind), out)
         return out
 
-    def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None):
+    def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None):
         """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.
-        ``choices``: per piece the radii it may have (see :func:`vision.refine.refine_model`)."""
+        ``choices``: per piece the radii it may have, ``weak`` whether it was found from a fragment
+        of the mask (see :func:`vision.refine.refine_model`)."""
         from vision.refine import Refined
 
         n = len(rough)
@@ -842,7 +843,8 @@ class Detector:
         if todo.any():
             sub = [choices[i] for i in np.nonzero(todo)[0]] if choices is not None else None
             res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg,
-                               radius_choices=sub, exclude=self.static)
+                               radius_choices=sub, exclude=self.static,
+                               weak=np.asarray(weak, bool)[todo] if weak is not None else None)
             for name in ("xy", "sigma", "radius", "quality", "ok", "residual", "choice"):
                 getattr(out, name)[todo] = getattr(res, name)
         if self.reuse:
@@ -881,7 +883,8 @@ class Detector:
                             uniq.append(k)
                     choices.append(uniq)
             res = self._refine_cached(frame, xy[rnd], [cand.kind[i] for i in idx], radius[rnd], height[rnd], bg,
-                                      [[k.radius for k in ch] for ch in choices] if choices is not None else None)
+                                      [[k.radius for k in ch] for ch in choices] if choices is not None else None,
+                                      cand.fragment[rnd] if cand.fragment is not None else None)
             if choices is not None:
                 names = list(cand.kind)
                 for j, i in enumerate(idx):

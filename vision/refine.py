@@ -72,6 +72,7 @@ class RefineConfig:
     frame_blur_pieces: int = 6
     choice_rescore_px: float = 1.0
     choice_shrink_px: float = 0.5
+    weak_ambiguity: float = 1.5
 
 
 @dataclass
@@ -252,7 +253,7 @@ def _start(rough_mm, radius_mm, height_mm):
 
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
                  config: RefineConfig | None = None, background: np.ndarray | None = None,
-                 radius_choices=None, exclude=()) -> Refined:
+                 radius_choices=None, exclude=(), weak=None) -> Refined:
     """Refine n discs. ``rough_mm`` (n, 2) approximate base centres in mat mm; ``radius_mm`` and
     ``height_mm`` (n,) or scalars: the radius and the height of the top face above the mat.
 
@@ -265,7 +266,7 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     it, from colour edges (the top rim and the silhouette both). ``radius_choices`` (with the empty
     mat only): per piece, the radii it may have (same height; see :func:`refine_model`); ``exclude``
     (with the empty mat only): image px outlines of fixed things that are not the mat (the board's
-    blocks), left out of every fit."""
+    blocks), left out of every fit; ``weak`` (with the empty mat only): see :func:`refine_model`."""
     cfg = config or RefineConfig()
     rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)
@@ -276,7 +277,7 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     angles = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
     scale = transform.mm_per_px(rough)  # mm per image px at each piece
     if background is not None:
-        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices, exclude)
+        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices, exclude, weak)
     fg = None
     for i in range(n):
         s = float(np.clip(1.0 / (scale[i] * cfg.image_px_per_patch_px), cfg.min_px_per_mm, cfg.px_per_mm))
@@ -811,7 +812,7 @@ def _pool(threads: int):
 
 
 def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
-                 config: "RefineConfig | None" = None, radius_choices=None, exclude=()) -> "Refined":
+                 config: "RefineConfig | None" = None, radius_choices=None, exclude=(), weak=None) -> "Refined":
     """Refine n round pieces by fitting the coverage model (:func:`_model_fit`) against the frame
     and the empty mat (both BGR image px, same size). σ from the Gauss-Newton covariance, scaled by
     ``sigma_scale`` (neighbouring pixels' noise is correlated by blur and demosaicing) and floored at
@@ -822,6 +823,14 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     ``radius_choices``: per piece, a sequence of radii (mm) it may have, the first its own:
     :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
     ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit.
+
+    ``weak``: (n,) bool, pieces whose rough place and size say little (found from a thin part of the
+    mask: a piece coloured like the mat shows only its wall or rim). Every size of a weak piece's
+    choices is fitted (its top, the mat's colour, may fail the contrast test at the right size while a
+    wrong size's outline takes in its wall), and its σ covers the distance to every other size whose
+    fit explains it within ``weak_ambiguity`` of the best. A weak piece's pixels are not left out of
+    the other pieces' fits (it may be a part of one of them), and it counts neither in the frame's
+    blur nor in its residual level: the others' fits are those made without it.
 
     Pieces under ``frame_blur_below_px`` image px of radius are fitted at the frame's blur (the median
     of the fits of the ``frame_blur_pieces`` largest, fitted first): a few px across, a piece's own
@@ -841,6 +850,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     d = np.linalg.norm(rough[:, None, :] - rough[None, :, :], axis=2)
     apart = (d >= cfg.neighbour_gap * (radius[:, None] + radius[None, :])) & \
         (d <= radius[:, None] + radius[None, :] + 2 * (cfg.search_mm + height.max() + 10.0))
+    weak = np.zeros(n, bool) if weak is None else np.asarray(weak, dtype=bool).reshape(-1)
+    apart &= ~(weak[None, :] & ~weak[:, None])
     choices = [None] * n if radius_choices is None else [np.asarray(ch, dtype=np.float64).reshape(-1) for ch in radius_choices]
 
     fixed = list(exclude or ())
@@ -890,7 +901,11 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             return fitted[best][0], best, fitted[best][1], 0.0
         c0 = fitted[best][0].c
         moved = float(np.linalg.norm(c0 - rough[i])) / float(mmpp[i])  # image px
-        if moved < cfg.choice_rescore_px and abs(fitted[best][0].growth_px) < cfg.choice_rescore_px and \
+        if weak[i]:
+            # the rough place and size of a weak piece say little: every size is fitted, and compared
+            for k in order:
+                fit_of(int(k), c0)
+        elif moved < cfg.choice_rescore_px and abs(fitted[best][0].growth_px) < cfg.choice_rescore_px and \
                 len(fitted) == 1 and sc[order[1]] >= cfg.choice_ambiguity * sc[order[0]]:
             # the fit stayed where the sizes were scored, at their size, and none came close: that choice stands
             return fitted[best][0], best, fitted[best][1], 0.0
@@ -914,11 +929,12 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         # larger tops' print, which no choice explains)
         good.sort(key=lambda k: sc2[k])
         win, spread = good[0], 0.0
+        ambiguity = cfg.weak_ambiguity if weak[i] else cfg.choice_ambiguity
         for k in good[1:]:
             _, own = radius_choice(image, background, transform, np.vstack([fitted[win][0].c, fitted[k][0].c]),
                                    [fitted[win][1], fitted[k][1]], height[i], cfg, others)
             d = float(np.linalg.norm(fitted[win][0].c - fitted[k][0].c))
-            close = max(own) < cfg.choice_ambiguity * min(own)
+            close = max(own) < ambiguity * min(own)
             if close and cfg.choice_shrink_px > 0 and fitted[win][1] != fitted[k][1]:
                 # about as good on the pixels: the larger size's fit had to shrink its outline (toward
                 # the smaller) while the smaller's did not shrink more: the piece is the smaller
@@ -931,6 +947,15 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
                 win, spread = k, (d if close else 0.0)
             elif close:
                 spread = max(spread, d)
+        if weak[i]:
+            # the winner against every other size, each pair on its own pixels: σ covers all it cannot rule out
+            for k in good:
+                if k == win:
+                    continue
+                _, own = radius_choice(image, background, transform, np.vstack([fitted[win][0].c, fitted[k][0].c]),
+                                       [fitted[win][1], fitted[k][1]], height[i], cfg, others)
+                if own[1] < ambiguity * own[0]:
+                    spread = max(spread, float(np.linalg.norm(fitted[win][0].c - fitted[k][0].c)))
         return fitted[win][0], win, fitted[win][1], spread
 
     run = _pool(cfg.threads).map if cfg.threads > 1 and n > 1 else map
@@ -944,8 +969,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     r_px = radius / mmpp
     small = r_px < cfg.frame_blur_below_px
     results = [None] * n
-    big_idx = [int(i) for i in np.argsort(-r_px, kind="stable") if not small[i]]
-    if small.any():
+    big_idx = [int(i) for i in np.argsort(-r_px, kind="stable") if not small[i] and not weak[i]]
+    if small.any() or weak.any():
         first = big_idx[:min(len(big_idx), max(2, 2 * (cfg.frame_blur_pieces // 2)))]
     else:
         first = list(range(n))
@@ -964,7 +989,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     out.radius[:] = radius
     # the residual level: a piece's own, or the frame's typical one if higher (a piece whose model
     # happens to fit well is not more certain than the image noise allows)
-    rms_all = [f.rms for f in fits if f is not None and np.isfinite(f.rms)]
+    rms_all = [f.rms for f, w in zip(fits, weak) if f is not None and np.isfinite(f.rms) and not w]
     rms_frame = float(np.median(rms_all)) if rms_all else 0.0
     for i, fit in enumerate(fits):
         if fit is None or not np.all(np.isfinite(fit.c)):

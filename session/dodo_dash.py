@@ -459,7 +459,7 @@ class DodoDashSession(Session):
         median of the samples before the motion, in height or on the mat); None when seen in fewer
         than two frames."""
         spec_h = self.specs.piece(GAME, proj.kind).height
-        raw = self._samples(flick, proj.id)
+        raw = self._samples(flick, proj.id, proj.kind)
         if raw is None:
             return None
         t, xy, top, sig, ang, size = raw
@@ -1992,21 +1992,100 @@ class DodoDashSession(Session):
         cache[track.id] = out
         return out
 
-    def _samples(self, flick: Flick, track_id: int):
+    def _samples(self, flick: Flick, track_id: int, kind: str | None = None):
         """The projectile's samples in the flick: (t, (m, 2) mat mm, top height mm, σ mm, angle deg,
-        (length, width) mm or None for a round token)."""
-        rows = []
+        (length, width) mm or None for a round token). With ``kind`` (the projectile's), the track
+        ``track_id`` goes on in the tracks that continue it (:meth:`token_tracks`: the token seen
+        for a while as another kind); their tops as the token's (the base as measured)."""
+        chain = self.token_tracks(flick, track_id, kind) if kind else [track_id]
+        spec_h = {}
+
+        def top_as_token(k_seen: str, h: float) -> float:
+            if k_seen == kind or kind is None:
+                return h
+            if k_seen not in spec_h:
+                sp = self.specs.of_game(GAME).get(k_seen)
+                spec_h[k_seen] = float(sp.height) if sp is not None else h
+            return h - spec_h[k_seen] + float(self.specs.piece(GAME, kind).height)
+
+        rows, size = [], None
         for fr in flick.frames:
-            k = np.flatnonzero(fr.obs.track_id == track_id)
-            if len(k):
-                i = k[0]
-                rows.append((fr.t, fr.obs.xy[i], fr.obs.height[i], fr.obs.sigma[i], fr.obs.angle[i], fr.obs.size[i]))
+            for tid in chain:
+                k = np.flatnonzero(fr.obs.track_id == tid)
+                if len(k):
+                    i = k[0]
+                    own = tid == track_id
+                    rows.append((fr.t, fr.obs.xy[i], top_as_token(str(fr.obs.kind[i]), float(fr.obs.height[i])),
+                                 fr.obs.sigma[i], fr.obs.angle[i] if own else np.nan, fr.obs.size[i]))
+                    if own:
+                        size = fr.obs.size[i]
+                    break
         if len(rows) < 2:
             return None
-        size = rows[-1][5]
+        size = rows[-1][5] if size is None else size
+        ang = np.array([r[4] for r in rows], dtype=float)
+        if np.isnan(ang).any():  # (another kind's angle says nothing of the token's: its own nearest in time)
+            good = np.flatnonzero(~np.isnan(ang))
+            ang = ang[good[np.abs(np.arange(len(ang))[:, None] - good[None, :]).argmin(axis=1)]] if len(good) else np.zeros(len(ang))
         return (np.array([r[0] for r in rows]), np.array([r[1] for r in rows], dtype=float),
                 np.array([r[2] for r in rows], dtype=float), np.array([r[3] for r in rows], dtype=float),
-                np.array([r[4] for r in rows], dtype=float), tuple(size) if size[0] > 0 else None)
+                ang, tuple(size) if size[0] > 0 else None)
+
+    token_gap_frames = 3  # a track that begins (ends) within this many frames of the token's end (start) may continue it
+
+    def token_tracks(self, flick: Flick, track_id: int, kind: str) -> list:
+        """The projectile's track ``track_id`` and the tracks that continue it in ``flick``: the
+        detector may take the token for another kind for a while (an Egg lying against a racer read
+        as a racer, a token at rest read as a racer until it moves), and the tracker, which keeps a
+        track's kind, then follows it on another track. A track continues the token's when it
+        begins after the token's last sample, within
+        ``token_gap_frames`` frames, no farther than the token can go in that time
+        (``max_speed_mm_s``, and 3 σ), bears no name but the token's (a named racer is a racer, and
+        so is a track first seen within a racer's radius of where a named racer rested), and is
+        seen only after the token's samples; the nearest one, up to three times. (Not before the
+        token's first sample: a track that ends as the token's begins is as often the hand's throw
+        seen as a piece, or another piece, as the token at rest read as another kind.)"""
+        racers = self.racer_names()
+        dt = self._frame_s(flick)
+        seen: dict = {}
+        for fr in flick.frames:
+            for i, tid in enumerate(fr.obs.track_id):
+                seen.setdefault(int(tid), []).append((float(fr.t), np.asarray(fr.obs.xy[i], dtype=float), float(fr.obs.sigma[i])))
+        if track_id not in seen:
+            return [track_id]
+        rest = [self._rest_xy(flick, tr) for tr in self.tracker.tracks.values() if tr.name and tr.name in racers]
+        r_racer = float(self.specs.piece(GAME, "racer").radius)
+        chain = [track_id]
+
+        def usable(tid: int) -> bool:
+            tr = self.tracker.tracks.get(tid)
+            if tr is None or tid in chain or (tr.name and (tr.name in racers or tr.name not in (kind, tr.kind))):
+                return False
+            t_first, xy_first, _ = seen[tid][0]
+            return not any(float(np.hypot(*(xy_first - q))) <= r_racer for q, _ in rest)
+
+        for forward in (True,):  # (a track ending as the token's begins is most often the hand or another piece)
+            for _ in range(3):
+                times = [t for tid in chain for t, _, _ in seen[tid]]
+                t_end = max(times) if forward else min(times)
+                end = next((x, sg) for tid in chain for t, x, sg in seen[tid] if t == t_end)
+                best, best_d = None, None
+                for tid, ss in seen.items():
+                    if not usable(tid):
+                        continue
+                    t_c, x_c, s_c = ss[0] if forward else ss[-1]
+                    gap = (t_c - t_end) if forward else (t_end - t_c)
+                    if gap <= 1e-9 or gap > (self.token_gap_frames + 0.5) * dt:
+                        continue
+                    if any((t <= t_end) if forward else (t >= t_end) for t, _, _ in ss):
+                        continue
+                    d = float(np.hypot(*(x_c - end[0])))
+                    if d <= self.max_speed_mm_s * gap + 3.0 * float(np.hypot(s_c, end[1])) and (best_d is None or d < best_d):
+                        best, best_d = tid, d
+                if best is None:
+                    break
+                chain.append(best)
+        return chain
 
     def _rest_sigma(self) -> float:
         cfg = getattr(self.detector, "config", None)

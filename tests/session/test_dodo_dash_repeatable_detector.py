@@ -130,3 +130,58 @@ def test_a_token_that_appears_by_a_racer_far_off_or_unannounced_opens_no_flick()
     # nothing stirs where the Log is put down (a player puts it down before throwing it)
     s = play_tables([racers()] * 15 + [racers() + [log(430.0, 300.0)]] * 20)
     assert s.flicks == []
+
+
+class KindAfter(Repeatable):
+    """:class:`Repeatable`, reporting the Egg as a racer from frame ``n`` on (an Egg at rest against
+    a racer, the two read as two racers)."""
+
+    def __init__(self, n, claimed=2.0):
+        super().__init__(claimed)
+        self.n = n
+
+    def __call__(self, frame, quality="full"):
+        obs = super().__call__(frame, quality)
+        if frame.index >= self.n:
+            kinds = np.array(obs.kind, dtype=object)
+            kinds[[i for i, pid in enumerate(self.last_ids) if pid == "egg"]] = "racer"
+            obs.kind = kinds
+        return obs
+
+
+def egg_slide(stop_x):
+    """The Egg at rest at x = 520, flicked towards racer-1 (x = 400) at 600 mm/s, slowing to a stop at ``stop_x``."""
+    xs = [520.0] * 15
+    x, v = 520.0, -900.0
+    while x + v / 30 > stop_x and v < 0:
+        x += v / 30
+        v = min(v + 150.0, -150.0)
+        xs.append(x)
+    return xs + [stop_x] * 25
+
+
+def play_kind_after(xs, n):
+    from sim.suites import _board
+
+    board = _board(BOARD)
+    s = DodoDashSession(board, KindAfter(n), game=_StubDodoDash({"projectile": "egg"}))
+    for i, x in enumerate(xs):
+        s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(x), i / 30)))
+        if i == 3:
+            for tid, pid in zip(s._last_obs.track_id, s.detector.last_ids):
+                s.assign(int(tid), pid)
+            s._armed = True
+    return s
+
+
+def test_the_token_read_as_another_kind_where_it_stops_is_still_the_token():
+    xs = egg_slide(422.0)  # it stops overlapping racer-1 (12.5 + 11 mm apart at the touch)
+    n = len(xs) - 25  # read as a racer from the frame it stops
+    s = play_kind_after(xs, n)
+    (flick,) = [f for f in s.flicks if f.ruling is not None]
+    proj = next(tr for tr in s.tracker.tracks.values() if tr.kind == "egg")
+    chain = s.token_tracks(flick, proj.id, "egg")
+    assert len(chain) == 2 and s.tracker.tracks[chain[1]].kind == "racer"  # the egg, then the egg read as a racer
+    got = {v.detail["racer"]: v.answer for v in flick.ruling.verdicts}
+    assert got["racer-1"] != "no"  # where it stopped it overlaps racer-1: never a confident no
+    assert got["racer-2"] == "no"

@@ -169,6 +169,11 @@ class Session:
     def on_settled(self, obs: Observation) -> None:
         """Hook at every settle, flick or not, with the named full-quality Observation."""
 
+    def motion_observation(self, obs: Observation) -> Observation:
+        """Hook: the tracked Observation as the motion test (:class:`session.motion.Motion`) sees it
+        (its σ say how far a still piece's place wanders from frame to frame); by default ``obs``."""
+        return obs
+
     def lost_motion(self, obs: Observation) -> str | None:
         """Hook, called on each frame in which nothing was seen moving while the game expects a flick
         and none is open: a reason (text) to open one all the same (the piece the game waits for
@@ -330,7 +335,7 @@ class Session:
         self._t = float(obs.timestamp)
         image = getattr(frame, "image", None)
         rec = FrameRecord(int(obs.frame_index), float(obs.timestamp), image, obs)
-        event = self.motion.update(obs)
+        event = self.motion.update(self.motion_observation(obs))
         if event == "started" and self._flick is None:
             self._start(rec)
         elif event is None and self._flick is None and self.motion.at_rest and self.pending is None \

@@ -1241,6 +1241,56 @@ class DodoDashSession(Session):
     appear_frames = 4
     _appeared_tid = None
 
+    # The motion test compares a piece's place with its place a frame or two before: what matters
+    # is how far the detector's place of a still piece wanders from frame to frame, which a
+    # detector that repeats itself (the same image, the same place) keeps far below the σ it
+    # claims (what it gets wrong the same way every frame). It is measured on the table, as a
+    # fraction of the claimed σ: the frame-to-frame steps of every piece within the claimed noise
+    # (the last ``repeat_pairs``, at least ``repeat_min_pairs``), each over its two claimed σ in
+    # quadrature; a still piece's step so scaled is Rayleigh (median = 2 ln 2 times the fraction²),
+    # the median robust to the few pieces that moved a little; times ``repeat_safety``, at most 1,
+    # and no σ below ``still_sigma_floor_mm``.
+    repeat_pairs = 300
+    repeat_min_pairs = 60
+    repeat_safety = 1.5
+    _repeat = None  # {"prev": {track: (x, y, σ)}, "n2": deque of scaled squared steps}
+
+    def repeatability(self) -> float | None:
+        """The detector's measured frame-to-frame wander of a still piece as a fraction of the σ
+        it claims (see ``repeat_pairs``; at most 1), None until ``repeat_min_pairs`` steps were seen."""
+        r = self._repeat
+        if r is None or len(r["n2"]) < self.repeat_min_pairs:
+            return None
+        return min(1.0, float(np.sqrt(np.median(r["n2"]) / (2.0 * np.log(2.0)))) * self.repeat_safety)
+
+    def motion_observation(self, obs: Observation) -> Observation:
+        """``obs`` with each σ scaled by the detector's measured repeatability
+        (:meth:`repeatability`) for the motion test; the σ the calls use are the detector's."""
+        from collections import deque
+
+        if self._repeat is None:
+            self._repeat = {"prev": {}, "n2": deque(maxlen=self.repeat_pairs)}
+        r = self._repeat
+        k = self.motion.config.k
+        prev, now = r["prev"], {}
+        for i, tid in enumerate(obs.track_id):
+            tid = int(tid)
+            if tid < 0:
+                continue
+            x, y, sg = float(obs.xy[i, 0]), float(obs.xy[i, 1]), max(float(obs.sigma[i]), 1e-6)
+            now[tid] = (x, y, sg)
+            if tid in prev:
+                d2 = (x - prev[tid][0]) ** 2 + (y - prev[tid][1]) ** 2
+                v = sg ** 2 + prev[tid][2] ** 2
+                if d2 <= k * k * v:  # (within the claimed noise)
+                    r["n2"].append(d2 / v)
+        r["prev"] = now
+        rho = self.repeatability()
+        if rho is None or rho >= 1.0 or not len(obs):
+            return obs
+        sig = np.minimum(obs.sigma, np.maximum(rho * obs.sigma, self.still_sigma_floor_mm))
+        return replace(obs, sigma=sig, attributes=dict(obs.attributes))
+
     def still_sigma(self, pts, claimed: float) -> float:
         """One sample's σ (mm) for comparing a piece's places at rest with each other: the spread of
         its rest samples ``pts`` ((n, 2) mat mm) as an upper bound (``still_sigma_p``; the χ² of

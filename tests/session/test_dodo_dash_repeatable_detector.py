@@ -185,3 +185,38 @@ def test_the_token_read_as_another_kind_where_it_stops_is_still_the_token():
     got = {v.detail["racer"]: v.answer for v in flick.ruling.verdicts}
     assert got["racer-1"] != "no"  # where it stopped it overlaps racer-1: never a confident no
     assert got["racer-2"] == "no"
+
+
+class Noisy(Repeatable):
+    """:class:`Repeatable` whose places wander by the σ it claims, every frame anew."""
+
+    def __init__(self, claimed=2.0, seed=0):
+        super().__init__(claimed)
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, frame, quality="full"):
+        obs = super().__call__(frame, quality)
+        obs.xy = obs.xy + self.rng.normal(0.0, self.claimed, obs.xy.shape)
+        return obs
+
+
+def test_the_motion_test_sees_the_repeatability_measured_on_the_table():
+    s = play([520.0] * 40)  # three pieces still 40 frames: 117 steps, all 0 mm
+    assert s.repeatability() is not None and s.repeatability() < 0.1
+    seen = s.motion_observation(s._last_obs)
+    assert np.allclose(seen.sigma, s.still_sigma_floor_mm) and np.allclose(s._last_obs.sigma, 2.0)  # (the calls' σ untouched)
+    from sim.suites import _board
+
+    board = _board(BOARD)
+    noisy = DodoDashSession(board, Noisy(2.0), game=_StubDodoDash({"projectile": "egg"}))
+    for i in range(40):
+        noisy.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(520.0), i / 30)))
+    assert noisy.repeatability() == 1.0  # a detector as noisy as it says: its σ as they are
+    assert noisy.motion_observation(noisy._last_obs) is noisy._last_obs
+
+
+def test_a_slow_slide_within_the_claimed_sigma_is_seen_moving_by_a_repeatable_detector():
+    # 4 mm a frame for five frames: far within the claimed 2 mm σ's motion limit (17 mm), far beyond what the detector wanders
+    s = play([520.0] * 20 + [516.0, 512.0, 508.0, 504.0, 500.0] + [500.0] * 20)
+    assert [f.opened_by for f in s.flicks] == ["motion"]
+    assert s.flicks[0].ruling is not None

@@ -87,6 +87,7 @@ class DetectConfig:
     fragment_min_fraction: float = 0.0
     fragment_score: float = 0.5
     fragment_apart: float = 0.8
+    speck_min_px: int = 0
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -321,6 +322,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         small[cv2.resize(static_mask, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST) > 0] = 0
     n_cc, labels, stats, cents = cv2.connectedComponentsWithStats(small, connectivity=8)
     occluders = []
+    hands = None
     scale = float(np.median(transform.mm_per_px(board.corners_mm())))
     big = [k for k in range(1, n_cc) if stats[k][4] / (f * f) * scale * scale > config.hand_area_mm2]
     if big and config.hand_local_scale:
@@ -350,6 +352,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             out["dark"] = dark
     if not kinds:
         return Candidates.empty(occluders)
+    specks = _specks(small, mask, hands, f, config) if config.speck_min_px > 0 else np.zeros((0, 2))
     s = config.px_per_mm
     heights = sorted({k.height for k in kinds})
     xy, kind_names, score, frag = [], [], [], []
@@ -400,6 +403,20 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 kind_names.append(kinds[best].name)
                 score.append(config.fragment_score)
                 frag.append(True)
+        if len(specks):
+            best = min(group, key=lambda i: kinds[i].radius)
+            on_top = transform.image_to_mat(specks, height)
+            shift = transform.image_to_mat(transform.mat_to_image(on_top, 0.0), height) - on_top if height else 0.0
+            for c, base in zip(on_top, on_top - 0.5 * shift):
+                if not np.all(np.isfinite(c)) or not (ox <= c[0] <= ox + size[0] / s and oy <= c[1] <= oy + size[1] / s):
+                    continue
+                if any((c[0] - tx) ** 2 + (c[1] - ty) ** 2 < tr ** 2 for tx, ty, tr in taken):
+                    continue
+                taken.append((c[0], c[1], kinds[best].radius))
+                xy.append(tuple(base))
+                kind_names.append(kinds[best].name)
+                score.append(config.fragment_score)
+                frag.append(True)
     n = len(xy)
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool))
@@ -442,6 +459,27 @@ def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin
             continue
         out.append((fx, fy, best))
     return out
+
+
+def _specks(small: np.ndarray, mask: np.ndarray, hands: np.ndarray | None, f: float,
+            config: DetectConfig) -> np.ndarray:
+    """(m, 2) image px centres of the specks of the difference: parts of the mask at ``f`` of the
+    frame's size (``small``, fixed blocks removed) of at least ``speck_min_px`` px that the full-size
+    mask ``mask`` (opened, hands and fixed blocks removed) lost, away from the hands (``hands``: full
+    size, non-zero on them and their margin; None: none). A small piece coloured like the mat (a ball on a mat of its hue, a disc a few px
+    across in a wide view) differs from it over a px or two only: it is a weak candidate
+    (:func:`vision.refine.refine_model`), which the fit keeps only where a cylinder explains it."""
+    import cv2
+
+    h, w = small.shape
+    kept = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA) > 0
+    kept = cv2.dilate(kept.view(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    lost = (small > 0) & ~kept
+    if hands is not None:
+        lost &= cv2.resize(hands, (w, h), interpolation=cv2.INTER_NEAREST) == 0
+    n, lab, stats, cents = cv2.connectedComponentsWithStats(lost.view(np.uint8), connectivity=8)
+    sel = [k for k in range(1, n) if stats[k][4] >= config.speck_min_px]
+    return (np.asarray([cents[k] for k in sel], float).reshape(-1, 2) + 0.5) / f - 0.5
 
 
 def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.ndarray, gap: float) -> np.ndarray:

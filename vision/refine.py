@@ -829,7 +829,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     choices is fitted (its top, the mat's colour, may fail the contrast test at the right size while a
     wrong size's outline takes in its wall), and its σ covers the distance to every other size whose
     fit explains it within ``weak_ambiguity`` of the best. A weak piece's pixels are not left out of
-    the other pieces' fits (it may be a part of one of them), and it counts neither in the frame's
+    the other pieces' fits, weak or not (it may be a part of one of them), and it counts neither in the frame's
     blur nor in its residual level: the others' fits are those made without it.
 
     Pieces under ``frame_blur_below_px`` image px of radius are fitted at the frame's blur (the median
@@ -851,7 +851,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     apart = (d >= cfg.neighbour_gap * (radius[:, None] + radius[None, :])) & \
         (d <= radius[:, None] + radius[None, :] + 2 * (cfg.search_mm + height.max() + 10.0))
     weak = np.zeros(n, bool) if weak is None else np.asarray(weak, dtype=bool).reshape(-1)
-    apart &= ~(weak[None, :] & ~weak[:, None])
+    apart &= ~weak[None, :]
     choices = [None] * n if radius_choices is None else [np.asarray(ch, dtype=np.float64).reshape(-1) for ch in radius_choices]
 
     fixed = list(exclude or ())

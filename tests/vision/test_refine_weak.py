@@ -70,3 +70,17 @@ def test_a_weak_piece_leaves_its_neighbours_fit_as_it_was():
     # a piece found from a peak would have its pixels left out of the disc's fit; a weak one does not
     assert not np.allclose(as_piece.xy[0], alone.xy[0], atol=1e-9) or as_piece.sigma[0] != alone.sigma[0]
     assert np.array_equal(as_weak.xy[0], alone.xy[0]) and as_weak.sigma[0] == alone.sigma[0]
+
+
+def test_two_weak_candidates_on_one_piece_both_fit_the_whole_piece():
+    # a medium disc coloured like the mat showed two thin parts (its wall on either side): two weak
+    # candidates far enough apart to be two pieces; neither leaves the other's pixels out, so both fit it
+    T = camera(35, 20)
+    xy = np.array([450.0, 300.0])
+    img, empty = render(T, [(*xy, 19.0, 9.0, MAT, (30, 60, 25), (235, 235, 235))], seed=5)
+    both = np.vstack([xy + [-9.0, 0.0], xy + [9.0, 0.0]])
+    res = refine_model(img, empty, T, both, [9.5, 9.5], [9.0, 9.0], RefineConfig(), radius_choices=[RADII, RADII],
+                       weak=[True, True])
+    for i in range(2):
+        assert res.ok[i] and RADII[int(res.choice[i])] == 19.0, (i, res.choice, res.ok)
+        assert np.linalg.norm(res.xy[i] - xy) < 1.0

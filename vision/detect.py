@@ -568,10 +568,12 @@ def _merge(classical: Candidates, yolo: Candidates, kinds: dict, kind_conf: floa
     mine = np.array([not any(np.linalg.norm(classical.xy[j] - yolo.xy[i]) < max(0.8 * kinds[yolo.kind[i]].radius, 10.0)
                              for i in others) for j in range(len(classical.xy))], dtype=bool)
     mine = np.nonzero(mine)[0] if len(classical.xy) else np.zeros(0, int)
+    frag = classical.fragment if classical.fragment is not None else np.zeros(len(classical.xy), bool)
     return Candidates(np.vstack([classical.xy[mine], yolo.xy[keep]]),
                       [ckind[j] for j in mine] + [yolo.kind[i] for i in keep],
                       np.concatenate([classical.score[mine], yolo.score[keep]]),
-                      np.vstack([classical.xyxy[mine], yolo.xyxy[keep]]), np.vstack([classical.occluders, yolo.occluders]))
+                      np.vstack([classical.xyxy[mine], yolo.xyxy[keep]]), np.vstack([classical.occluders, yolo.occluders]),
+                      np.concatenate([frag[mine], np.zeros(len(keep), bool)]))
 
 
 class Detector:

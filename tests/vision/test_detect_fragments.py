@@ -49,3 +49,18 @@ def test_a_fragment_that_overlaps_a_piece_kept_is_dropped_and_of_two_fragments_t
     # a piece already dropped (keep False) takes nothing away
     keep[0] = False
     assert _apart(xy, radius, keep, fragment, 0.8).tolist()[1] is True
+
+
+def test_the_hybrid_merge_keeps_which_classical_pieces_came_from_fragments():
+    from vision.detect import Candidates, _merge
+
+    kinds = {k.name: k for k in KINDS} | {"card": RoundKind("card", 40.0, 0.5, False)}
+    nan4 = np.full((3, 4), np.nan)
+    classical = Candidates(np.array([[100.0, 100.0], [300.0, 100.0], [500.0, 100.0]]), ["ball", "ball", "disc-small"],
+                           np.array([1.0, 0.5, 1.0]), nan4, np.zeros((0, 4)), np.array([False, True, False]))
+    # YOLO sees the first disc again (the same piece) and a card elsewhere
+    yolo = Candidates(np.array([[101.0, 100.0], [700.0, 300.0]]), ["ball", "card"], np.array([0.9, 0.8]),
+                      np.array([[0, 0, 10, 10], [50, 50, 90, 80]], float), np.zeros((0, 4)))
+    out = _merge(classical, yolo, kinds)
+    assert out.kind == ["ball", "ball", "disc-small", "card"]
+    assert out.fragment.tolist() == [False, True, False, False]

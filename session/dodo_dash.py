@@ -241,12 +241,15 @@ class DodoDashSession(Session):
 
         proj = self.projectile_track(flick)
         lost = self.lost_samples(flick) if proj is None else None
-        if proj is None and lost is None and flick.opened_by.startswith(self.APPEARED):
+        appeared = None
+        if proj is None and lost is None:
+            appeared = flick.opened_by if flick.opened_by.startswith(self.APPEARED) else self.appeared_in(flick, obs)
+        if appeared:
             # the token was not seen until it lay on the mat: its path is unknown, a person is asked
             racers = self.racer_tracks(flick)
             names = sorted({r.name for r in racers} | self.racer_names())
             flick.mover = flick.expected.get("projectile", "") or "token"
-            flick.notes.append(f"the {flick.mover} was not seen before it lay on the mat: {flick.opened_by}")
+            flick.notes.append(f"the {flick.mover} was not seen before it lay on the mat: {appeared}")
             verdicts, order = self.ordered_verdicts(
                 flick, [RacerCall(n, 0.0, None, 1.0, "token not seen in flight", None) for n in names])
             flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
@@ -1290,6 +1293,28 @@ class DodoDashSession(Session):
             return obs
         sig = np.minimum(obs.sigma, np.maximum(rho * obs.sigma, self.still_sigma_floor_mm))
         return replace(obs, sigma=sig, attributes=dict(obs.attributes))
+
+    def appeared_in(self, flick: Flick, obs: Observation) -> str | None:
+        """Why the token of an announced throw (``flick.armed``) in which no token was seen moving
+        or lost landed unseen: an unnamed piece in the settled Observation ``obs`` first seen after
+        the pieces were last all at rest (:meth:`t0`), not lying where a named racer unseen now
+        rested (that racer, put down again or taken for another kind, or the Egg in its thrower's
+        place); None when there is none (a racer moved by hand is no throw)."""
+        if not flick.armed:
+            return None
+        racers = self.racer_names()
+        t_lo = self.t0(flick)
+        seen = {int(t) for t in obs.track_id if t >= 0}
+        gone = [tr for tr in self.tracker.tracks.values() if tr.name and tr.name in racers and tr.id not in seen]
+        for i, tid in enumerate(obs.track_id):
+            tr = self.tracker.tracks.get(int(tid))
+            if tr is None or tr.name or tr.t[0] <= t_lo + 1e-9:
+                continue
+            xy = np.asarray(obs.xy[i], dtype=float)
+            if any(float(np.hypot(*(xy - self._rest_xy(flick, g)[0]))) <= g.radius + float(obs.radius[i]) for g in gone):
+                continue
+            return f"a {obs.kind[i]} appeared at ({xy[0]:.0f}, {xy[1]:.0f}) mm during the motion, no token seen moving"
+        return None
 
     def still_sigma(self, pts, claimed: float) -> float:
         """One sample's σ (mm) for comparing a piece's places at rest with each other: the spread of

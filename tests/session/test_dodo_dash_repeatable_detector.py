@@ -220,3 +220,16 @@ def test_a_slow_slide_within_the_claimed_sigma_is_seen_moving_by_a_repeatable_de
     s = play([520.0] * 20 + [516.0, 512.0, 508.0, 504.0, 500.0] + [500.0] * 20)
     assert [f.opened_by for f in s.flicks] == ["motion"]
     assert s.flicks[0].ruling is not None
+
+
+def test_a_piece_that_appears_in_a_motion_with_no_token_seen_moving_is_asked_about():
+    still = [racers()] * 40
+    pushed = [racers(400.0 + 4.0 * j) for j in range(1, 5)]  # racer-1 pushed 16 mm over four frames
+    s = play_tables(still + [p + [log(450.0, 300.0)] for p in pushed] + [racers(416.0) + [log(450.0, 300.0)]] * 20)
+    (flick,) = s.flicks
+    assert flick.opened_by == "motion" and flick.ruling is not None
+    assert {v.answer for v in flick.ruling.verdicts} == {"too_close"}
+    # the same push with no piece appearing: a racer moved by hand, no call
+    s = play_tables(still + pushed + [racers(416.0)] * 20)
+    (flick,) = s.flicks
+    assert flick.ruling is None and flick.status == "no-call"

@@ -73,6 +73,10 @@ class BlobConfig:
     absorb_share: float = 0.0
     absorb_margin_mm: float = 2.0
     dark_floor: float = 0.5
+    texture_low: float = 0.0
+    texture_residual: float = 6.0
+    texture_window: int = 5
+    texture_open: int = 0
     figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))

@@ -206,6 +206,37 @@ class Background:
             out.append(mask)
         return out
 
+    def texture_small(self, frame: np.ndarray, threshold: float, floor: float, low: float, residual: float,
+                      window: int = 5) -> tuple[np.ndarray, np.ndarray]:
+        """Two masks at ``scale`` (uint8, 0 / 255): the shadow-discounted difference with shadow floor
+        ``floor`` over ``threshold`` (as :meth:`foreground_small_floors`), and the same where the
+        difference is only over ``low`` but the frame does not follow the mat's print there. A shadow
+        multiplies the mat by a gain that varies slowly, so in a ``window`` (px at ``scale``) the
+        frame's grey is the mat's times the ratio of their local means; a piece of the mat's own
+        hue and about a shadow's darkness (a grey figure) replaces the print with its own shading and
+        outline: the mean absolute residual of that fit (3×3) over ``residual`` grey levels."""
+        import cv2
+
+        if frame.shape != self.shape:
+            raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
+                              f"{self.shape[1]}x{self.shape[0]}: capture the empty mat again")
+        f = self._shrink(frame).astype(np.float32)
+        ratio = np.einsum("ijk,ijk->ij", f, self._b) * self._inv_bb
+        up = f - self._b + 1.0
+        lift = np.maximum(np.maximum(up[..., 0], up[..., 1]), up[..., 2]) if up.shape[2] == 3 else up.max(axis=2)
+        lift *= self.lift_gain
+        d = f - np.clip(ratio, floor, 1.15)[..., None] * self._b
+        diff = np.maximum(np.sqrt(np.einsum("ijk,ijk->ij", d, d)), lift)
+        fy = f.mean(axis=2)
+        by = self._b.mean(axis=2) - 1.0
+        w = (window, window)
+        gain = cv2.blur(fy, w) / np.maximum(cv2.blur(by, w), 1.0)
+        res = cv2.blur(np.abs(fy - gain * by), (3, 3))
+        diff = np.clip(diff, 0, 255).astype(np.uint8)  # as foreground_small_floors thresholds it
+        plain = np.where(diff > threshold, 255, 0).astype(np.uint8)
+        extended = np.where((diff > threshold) | ((diff > low) & (res > residual)), 255, 0).astype(np.uint8)
+        return plain, extended
+
     def foreground(self, frame: np.ndarray, threshold: float, small: np.ndarray | None = None,
                    shape: tuple | None = None) -> np.ndarray:
         """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
@@ -705,6 +736,8 @@ class Detector:
                 veto |= P[:, list(model.classes).index("nothing")] >= bc.nothing_veto_conf
             if veto.any():
                 obs = obs[~veto]
+        if dark is not None and bc.texture_low > 0:
+            dark = self._texture_mask(frame, dark)
         rest = (mask if dark is None else dark).copy()
         if len(obs):
             rest[round_silhouettes(self.transform, obs.xy, obs.radius, obs.height, mask.shape, bc.erase_margin_mm) > 0] = 0
@@ -744,6 +777,28 @@ class Detector:
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+
+    def _texture_mask(self, frame, dark: np.ndarray) -> np.ndarray:
+        """The figures' mask ``dark`` with the pixels :meth:`Background.texture_small` adds (a grey
+        figure that only darkens the mat, as a shadow does, but not its print), less those near
+        what ``dark`` had removed (hands and their margin, the board's fixed blocks)."""
+        import cv2
+
+        bc, bg = self.blob_config, self.background
+        plain, ext = bg.texture_small(frame, self.config.diff_threshold, bc.dark_floor, bc.texture_low,
+                                      bc.texture_residual, bc.texture_window)
+        plain = bg.foreground(None, self.config.diff_threshold, plain, frame.shape)
+        ext = bg.foreground(None, self.config.diff_threshold, ext, frame.shape)
+        extra = np.where((ext > 0) & (plain == 0), 255, 0).astype(np.uint8)
+        if bc.texture_open > 1:  # the rim a window straddling any piece's outline adds round it
+            extra = cv2.morphologyEx(extra, cv2.MORPH_OPEN, cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (bc.texture_open, bc.texture_open)))
+        removed = (plain > 0) & (dark == 0)  # the same mask as dark before hands and fixed blocks came off
+        if removed.any():
+            scale = float(np.median(self.transform.mm_per_px(self.board.corners_mm())))
+            r = max(1, int(round(self.config.hand_margin_mm / scale)))
+            extra[cv2.dilate(removed.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0] = 0
+        return np.maximum(dark, extra)
 
     def _blob_probs(self, crops: list, centres: np.ndarray, cache) -> np.ndarray:
         """The non-round classifier's (n, k) game probabilities of crops centred at ``centres`` (n, 2)

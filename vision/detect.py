@@ -724,7 +724,7 @@ class Detector:
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, figure_base, kind_of, proposal_crops, proposals,
-                                  round_crops, round_silhouettes, split_figures)
+                                  resplit, round_crops, round_silhouettes, split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -749,6 +749,11 @@ class Detector:
             return obs
         P = self._blob_probs(proposal_crops(frame, self.transform, props, bc),
                              np.array([p.centre for p in props], float), cache)
+        if bc.resplit_ratio > 0 and "racer" in self.blob_kinds:  # racers side by side named nothing or a token
+            props, P = resplit(props, P, model.classes, self.transform, self.kinds["racer"].radius,
+                               self.kinds["racer"].height, bc, lambda parts: self._blob_probs(
+                                   proposal_crops(frame, self.transform, parts, bc),
+                                   np.array([q.centre for q in parts], float), None))
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
         xy, kinds, conf, sig, found = [], [], [], [], []

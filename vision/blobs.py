@@ -71,8 +71,13 @@ class BlobConfig:
     figure_split: float = 1.15
     figure_split_extent: float = 0.0
     absorb_share: float = 0.0
+    resplit_ratio: float = 0.0
     absorb_margin_mm: float = 2.0
     dark_floor: float = 0.5
+    texture_low: float = 0.0
+    texture_residual: float = 6.0
+    texture_window: int = 5
+    texture_open: int = 0
     figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))
@@ -360,6 +365,41 @@ def split_figures(p: Proposal, transform, radius: float, height: float, max_rati
         out.append(Proposal((x0 + float(sx.mean()), y0 + float(sy.mean())), (x0 + a0, y0 + b0, x0 + a1, y0 + b1),
                             p.area_mm2 * m.sum() / n_px, reg))
     return out or [p]
+
+
+def resplit(props: list, P: np.ndarray, classes, transform, radius: float, height: float, config: BlobConfig,
+            classify) -> tuple[list, np.ndarray]:
+    """Proposals of several figures side by side that the classifier did not name a figure (a blob of
+    two or three racers, or of a racer and a token, looks like none of the pieces it learnt: it is
+    named ``nothing`` or a token) cut as :func:`split_figures` cuts a figure's (``resplit_ratio``
+    figures' silhouettes by area, ``figure_split_extent`` by length) and their parts classified
+    again (``classify``: parts → (n, k) probabilities); when a part is a figure at ``min_conf`` the
+    parts replace the proposal. ``P`` (n, k) the proposals' probabilities of ``classes``; cards are
+    left whole. Returns the proposals and their probabilities."""
+    cls = list(classes)
+    figure = [c in FIGURE_CLASSES for c in cls]
+    best = P.argmax(1) if len(P) else np.zeros(0, int)
+    out, rows = [], []
+    for i, p in enumerate(props):
+        c = cls[int(best[i])]
+        if figure[int(best[i])] or c == "card":
+            out.append(p)
+            rows.append(P[i])
+            continue
+        parts = split_figures(p, transform, radius, height, config.resplit_ratio, extent_ratio=config.figure_split_extent)
+        if len(parts) < 2:
+            out.append(p)
+            rows.append(P[i])
+            continue
+        Q = classify(parts)
+        qb = Q.argmax(1)
+        if any(figure[int(b)] and Q[j, b] >= config.min_conf for j, b in enumerate(qb)):
+            out.extend(parts)
+            rows.extend(Q)
+        else:
+            out.append(p)
+            rows.append(P[i])
+    return out, np.array(rows).reshape(-1, P.shape[1])
 
 
 def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transform, config: BlobConfig) -> tuple:

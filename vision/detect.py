@@ -207,6 +207,39 @@ class Background:
             out.append(mask)
         return out
 
+    def texture_small(self, frame: np.ndarray, threshold: float, floor: float, low: float, residual: float,
+                      window: int = 5) -> tuple[np.ndarray, np.ndarray]:
+        """Two masks at ``scale`` (uint8, 0 / 255): the shadow-discounted difference with shadow floor
+        ``floor`` over ``threshold`` (as :meth:`foreground_small_floors`), and the
+        pixels where it is not but is over ``low`` and the frame does not follow the mat's print. A
+        shadow multiplies the mat by a gain that varies slowly, so in a ``window`` (px at ``scale``)
+        the frame's grey is the mat's times the ratio of their local means; a piece of the mat's own
+        hue and about a shadow's darkness (a grey figure) replaces the print with its own shading and
+        outline: the mean absolute residual of that fit (3×3) over ``residual`` grey levels."""
+        import cv2
+
+        if frame.shape != self.shape or self._b.shape[2] != 3:
+            raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
+                              f"{self.shape[1]}x{self.shape[0]}: capture the empty mat again")
+        cache = self.__dict__.setdefault("_texture_cache", {})
+        if window not in cache:  # the mat's grey and its local mean (the empty mat does not change)
+            by = cv2.transform(self._b, np.full((1, 3), 1.0 / 3.0, np.float32)) - 1.0
+            cache[window] = (by, np.maximum(cv2.blur(by, (window, window)), 1.0))
+        by, by_mean = cache[window]
+        ones = np.ones((1, 3), np.float32)
+        f = self._shrink(frame).astype(np.float32)
+        ratio = cv2.transform(f * self._b, ones) * self._inv_bb
+        c0, c1, c2 = cv2.split(f - self._b + 1.0)
+        lift = cv2.max(cv2.max(c0, c1), c2)
+        lift *= self.lift_gain
+        d = f - np.clip(ratio, floor, 1.15)[..., None] * self._b
+        diff = cv2.max(cv2.sqrt(cv2.transform(d * d, ones)), lift)
+        fy = cv2.transform(f, np.full((1, 3), 1.0 / 3.0, np.float32))
+        res = cv2.blur(cv2.absdiff(fy, cv2.blur(fy, (window, window)) / by_mean * by), (3, 3))
+        plain = np.clip(diff, 0, 255).astype(np.uint8) > threshold  # rounded as foreground_small_floors does
+        extra = ~plain & (diff > low) & (res > residual)
+        return plain.view(np.uint8) * np.uint8(255), extra.view(np.uint8) * np.uint8(255)
+
     def foreground(self, frame: np.ndarray, threshold: float, small: np.ndarray | None = None,
                    shape: tuple | None = None) -> np.ndarray:
         """(H, W) uint8 mask, 255 where the frame differs from the empty mat (image px), shadows
@@ -731,7 +764,7 @@ class Detector:
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, figure_base, kind_of, proposal_crops, proposals,
-                                  round_crops, round_silhouettes, split_figures)
+                                  resplit, round_crops, round_silhouettes, split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -745,6 +778,8 @@ class Detector:
                 veto |= P[:, list(model.classes).index("nothing")] >= bc.nothing_veto_conf
             if veto.any():
                 obs = obs[~veto]
+        if dark is not None and bc.texture_low > 0:
+            dark = self._texture_mask(frame, dark)
         rest = (mask if dark is None else dark).copy()
         if len(obs):
             rest[round_silhouettes(self.transform, obs.xy, obs.radius, obs.height, mask.shape, bc.erase_margin_mm) > 0] = 0
@@ -754,6 +789,11 @@ class Detector:
             return obs
         P = self._blob_probs(proposal_crops(frame, self.transform, props, bc),
                              np.array([p.centre for p in props], float), cache)
+        if bc.resplit_ratio > 0 and "racer" in self.blob_kinds:  # racers side by side named nothing or a token
+            props, P = resplit(props, P, model.classes, self.transform, self.kinds["racer"].radius,
+                               self.kinds["racer"].height, bc, lambda parts: self._blob_probs(
+                                   proposal_crops(frame, self.transform, parts, bc),
+                                   np.array([q.centre for q in parts], float), None))
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
         xy, kinds, conf, sig, found = [], [], [], [], []
@@ -784,6 +824,35 @@ class Detector:
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+
+    def _texture_mask(self, frame, dark: np.ndarray) -> np.ndarray:
+        """The figures' mask ``dark`` with the pixels :meth:`Background.texture_small` adds (a grey
+        figure that only darkens the mat, as a shadow does, but not its print), less those near
+        what ``dark`` had removed (hands and their margin, the board's fixed blocks)."""
+        import cv2
+
+        bc, bg = self.blob_config, self.background
+        plain, extra = bg.texture_small(frame, self.config.diff_threshold, bc.dark_floor, bc.texture_low,
+                                        bc.texture_residual, bc.texture_window)
+        h, w = plain.shape
+        # what dark had removed (hands, fixed blocks): the same mask's pixels that it lacks
+        removed = cv2.morphologyEx(np.where((plain > 0) & (cv2.resize(dark, (w, h), interpolation=cv2.INTER_NEAREST) == 0),
+                                            255, 0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        if removed.any():
+            scale = float(np.median(self.transform.mm_per_px(self.board.corners_mm())))
+            r = max(1, int(round(bg.scale * self.config.hand_margin_mm / scale)))
+            extra[cv2.dilate(removed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0] = 0
+        if not extra.any():
+            return dark
+        # at full size: the whole mask less the plain one (the extra pixels' own mask would lose the
+        # thin parts that join the plain mask's)
+        t = self.config.diff_threshold
+        extra = np.where((bg.foreground(None, t, plain | extra, frame.shape) > 0)
+                         & (bg.foreground(None, t, plain, frame.shape) == 0), 255, 0).astype(np.uint8)
+        if bc.texture_open > 1:  # the rim a window straddling any piece's outline adds round it
+            extra = cv2.morphologyEx(extra, cv2.MORPH_OPEN, cv2.getStructuringElement(
+                cv2.MORPH_ELLIPSE, (bc.texture_open, bc.texture_open)))
+        return np.maximum(dark, extra)
 
     def _blob_probs(self, crops: list, centres: np.ndarray, cache) -> np.ndarray:
         """The non-round classifier's (n, k) game probabilities of crops centred at ``centres`` (n, 2)

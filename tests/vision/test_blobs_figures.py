@@ -113,3 +113,47 @@ def test_two_figures_beside_each_other_are_both_kept():
     mb &= ~ma
     _, keep = absorb_parts([_proposal(ma), _proposal(mb)], [a, b], ["racer", "racer"], KINDS, T, config)
     assert keep == [0, 1]
+
+
+def test_a_blob_of_two_figures_named_nothing_is_cut_and_its_parts_classified_again():
+    from vision.blobs import CLASSES, resplit
+
+    T = _Tilted()
+    two = _silhouette((100.0, 100.0)) | _silhouette((100.0 + 2 * R + 1.0, 100.0))
+    one = _silhouette((300.0, 100.0))
+    props = [_proposal(two), _proposal(one)]
+    k = len(CLASSES)
+    P = np.zeros((2, k))
+    P[:, CLASSES.index("nothing")] = 0.9
+    P[:, CLASSES.index("racer")] = 0.1
+    calls = []
+
+    def racers(parts):
+        calls.append(len(parts))
+        Q = np.zeros((len(parts), k))
+        Q[:, CLASSES.index("racer")] = 0.8
+        return Q
+
+    config = BlobConfig(resplit_ratio=1.5, figure_split_extent=1.2)
+    out, Q = resplit(props, P, CLASSES, T, R, H, config, racers)
+    assert calls == [2]  # the lone figure's blob is not cut
+    assert len(out) == 3 and Q.shape == (3, k)
+    assert out[2] is props[1] and Q[2, CLASSES.index("nothing")] == 0.9
+    xs = sorted(float(p.centre[0]) for p in out[:2])
+    assert xs[0] < 100.0 + R < xs[1]
+
+    # parts that are not figures either: the blob stays whole
+    def nothing(parts):
+        Q = np.zeros((len(parts), k))
+        Q[:, CLASSES.index("nothing")] = 0.9
+        return Q
+
+    out, Q = resplit(props, P, CLASSES, T, R, H, config, nothing)
+    assert out == props and np.array_equal(Q, P)
+    # a blob named a figure is split_figures' job, not this one's
+    P2 = P.copy()
+    P2[0] = 0.0
+    P2[0, CLASSES.index("racer")] = 1.0
+    calls.clear()
+    out, _ = resplit(props, P2, CLASSES, T, R, H, config, racers)
+    assert calls == [] and out == props

@@ -39,11 +39,14 @@ def table(egg_x):
             PieceState("egg", "egg", egg_x, 300.0, 11.0, 4.0)]
 
 
-def play(xs, claimed=2.0):
+def play(xs, claimed=2.0, detector=None):
+    """The egg at ``xs`` frame after frame, seen by ``detector`` (default a repeatable one claiming
+    σ ``claimed``); the pieces named at frame 3, the throw announced."""
     from sim.suites import _board
 
     board = _board(BOARD)
-    s = DodoDashSession(board, Repeatable(claimed), game=_StubDodoDash({"projectile": "egg"}))
+    det = detector if detector is not None else Repeatable(claimed)
+    s = DodoDashSession(board, det, game=_StubDodoDash({"projectile": "egg"}))
     for i, x in enumerate(xs):
         s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(x), i / 30)))
         if i == 3:
@@ -161,17 +164,7 @@ def egg_slide(stop_x):
 
 
 def play_kind_after(xs, n):
-    from sim.suites import _board
-
-    board = _board(BOARD)
-    s = DodoDashSession(board, KindAfter(n), game=_StubDodoDash({"projectile": "egg"}))
-    for i, x in enumerate(xs):
-        s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(x), i / 30)))
-        if i == 3:
-            for tid, pid in zip(s._last_obs.track_id, s.detector.last_ids):
-                s.assign(int(tid), pid)
-            s._armed = True
-    return s
+    return play(xs, detector=KindAfter(n))
 
 
 def test_the_token_read_as_another_kind_where_it_stops_is_still_the_token():

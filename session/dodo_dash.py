@@ -2136,30 +2136,28 @@ class DodoDashSession(Session):
             tr = self.tracker.tracks.get(tid)
             if tr is None or tid in chain or (tr.name and (tr.name in racers or tr.name not in (kind, tr.kind))):
                 return False
-            t_first, xy_first, _ = seen[tid][0]
+            xy_first = seen[tid][0][1]
             return not any(float(np.hypot(*(xy_first - q))) <= r_racer for q, _ in rest)
 
-        for forward in (True,):  # (a track ending as the token's begins is most often the hand or another piece)
-            for _ in range(3):
-                times = [t for tid in chain for t, _, _ in seen[tid]]
-                t_end = max(times) if forward else min(times)
-                end = next((x, sg) for tid in chain for t, x, sg in seen[tid] if t == t_end)
-                best, best_d = None, None
-                for tid, ss in seen.items():
-                    if not usable(tid):
-                        continue
-                    t_c, x_c, s_c = ss[0] if forward else ss[-1]
-                    gap = (t_c - t_end) if forward else (t_end - t_c)
-                    if gap <= 1e-9 or gap > (self.token_gap_frames + 0.5) * dt:
-                        continue
-                    if any((t <= t_end) if forward else (t >= t_end) for t, _, _ in ss):
-                        continue
-                    d = float(np.hypot(*(x_c - end[0])))
-                    if d <= self.max_speed_mm_s * gap + 3.0 * float(np.hypot(s_c, end[1])) and (best_d is None or d < best_d):
-                        best, best_d = tid, d
-                if best is None:
-                    break
-                chain.append(best)
+        for _ in range(3):
+            t_end = max(t for tid in chain for t, _, _ in seen[tid])
+            end = next((x, sg) for tid in chain for t, x, sg in seen[tid] if t == t_end)
+            best, best_d = None, None
+            for tid, ss in seen.items():
+                if not usable(tid):
+                    continue
+                t_c, x_c, s_c = ss[0]
+                gap = t_c - t_end
+                if gap <= 1e-9 or gap > (self.token_gap_frames + 0.5) * dt:
+                    continue
+                if any(t <= t_end for t, _, _ in ss):
+                    continue
+                d = float(np.hypot(*(x_c - end[0])))
+                if d <= self.max_speed_mm_s * gap + 3.0 * float(np.hypot(s_c, end[1])) and (best_d is None or d < best_d):
+                    best, best_d = tid, d
+            if best is None:
+                break
+            chain.append(best)
         return chain
 
     def _rest_sigma(self) -> float:

@@ -73,6 +73,7 @@ class RefineConfig:
     choice_rescore_px: float = 1.0
     choice_shrink_px: float = 0.5
     weak_ambiguity: float = 1.5
+    shadow_smooth: float = 0.0
 
 
 @dataclass
@@ -707,6 +708,9 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                 own = out_w > cfg.shadow_out
                 own_idx = idx[own]
                 partial = cfg.shadow_fill_px > 0 and len(own_idx) and len(own_idx) < len(idx)
+                smooth = cfg.shadow_smooth > 0 and cfg.shadow_fill_px > 0 and len(own_idx)
+                if smooth:
+                    own_rel = out_w[own] ** cfg.shadow_smooth
                 out_c = np.maximum(out_w, 0.05)
             wts = np.ones(len(idx), np.float32)
             for pas in range(cfg.passes if fine else 1):
@@ -726,7 +730,18 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                     rest = fb - piece[0] - piece[1]
                     sh = (_row_sq(rest, m0) / (out_c * mm2)).astype(np.float32)
                     shade = np.where(own, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
-                    if partial:
+                    if smooth:
+                        # a shadow is smooth: every pixel's shade is a normalised blur of the pixels' own
+                        # readings, each weighted by the part of it that is mat (a pixel the piece half
+                        # covers cannot tell a darker mat from more piece)
+                        nd = np.zeros((hgt, w, 2), np.float32)
+                        flat = nd.reshape(-1, 2)
+                        flat[own_idx, 0] = shade[own] * wts[own] * own_rel
+                        flat[own_idx, 1] = wts[own] * own_rel
+                        nd = cv2.GaussianBlur(nd, (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
+                        fill = np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0)
+                        shade = np.clip(fill, cfg.shadow_min, 1.05).astype(np.float32)
+                    elif partial:
                         # where the piece covers most of a pixel its shade cannot be read: a shadow is
                         # smooth, so it is that of the mat pixels around it (a normalised blur)
                         nd = np.zeros((hgt, w, 2), np.float32)
@@ -836,7 +851,10 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     of the fits of the ``frame_blur_pieces`` largest, fitted first): a few px across, a piece's own
     outline cannot tell its blur from its size and place. In the mat's shadow model (``shadow_fill_px`` > 0) the pixels the piece mostly
     covers take the shade of the mat pixels around them (a shadow under the piece's edge, toward
-    the camera, is not more piece)."""
+    the camera, is not more piece). With ``shadow_smooth`` > 0 every pixel's shade is
+    that blur, of the readings weighted by the part of each pixel that is mat to this power: a pixel
+    the piece half covers cannot tell a darker mat from more piece (a dark wall in its own soft shadow
+    was read as shade, and the outline slid)."""
     cfg = config or RefineConfig()
     rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)

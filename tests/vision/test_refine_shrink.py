@@ -45,7 +45,7 @@ def _found(frame, shrink):
 def test_a_ball_beside_a_shadow_is_not_taken_for_a_larger_disc(frame):
     kind0, err0, sig0 = _found(frame, 0.0)  # without the rule: the larger disc, its place mm off
     kind, err, sig = _found(frame, 0.5)
-    assert kind0 == "disc-small" and err0 > 4.0
+    assert kind0 == "disc-small" and err0 > 3.5  # 5.9 mm with a free shade per pixel (refine.shadow_smooth 0), 3.9 with it
     assert kind == "ball" and err < 2.5
     # the two sizes were about as good: σ still covers both places
     assert err < 3 * sig and sig >= 0.5 * sig0

@@ -78,6 +78,9 @@ class BlobConfig:
     texture_residual: float = 6.0
     texture_window: int = 5
     texture_open: int = 0
+    carve_min_mm2: float = 0.0
+    carve_conf: float = 0.5
+    carve_top: float = 0.6
     figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))
@@ -276,6 +279,36 @@ def figure_base(p: Proposal, transform, radius: float, height: float, iterations
     return xy
 
 
+def figure_top_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2) -> np.ndarray:
+    """(2,) mat mm base centre of a standing figure from the top of its silhouette (its top rim,
+    ``radius`` mm, ``height`` mm up: the far end of the silhouette in the direction the figure
+    rises in the image), where :func:`figure_base` is misled: a token lying at the figure's foot
+    extends the silhouette's bottom, never its top."""
+    ys, xs = np.nonzero(p.region)
+    pts = np.column_stack([xs + p.box[0], ys + p.box[1]]).astype(float)
+    xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
+    a = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    for _ in range(iterations):
+        c_top = transform.mat_to_image(xy[None], float(height))[0]
+        up = c_top - transform.mat_to_image(xy[None], 0.0)[0]
+        n = float(np.hypot(*up))
+        if not np.isfinite(n) or n < 1e-6:
+            return xy
+        v = up / n
+        w = np.array([-v[1], v[0]])
+        above = float((transform.mat_to_image(xy + radius * ring, float(height)) @ v).max() - c_top @ v)
+        s = pts @ v
+        s_high = float(np.percentile(s, 99.0))
+        t = pts[s >= s_high - 2.0 * above] @ w
+        t_mid = 0.5 * (float(np.percentile(t, 2)) + float(np.percentile(t, 98))) if len(t) else float(c_top @ w)
+        new = transform.image_to_mat(((s_high - above) * v + t_mid * w)[None], float(height))[0]
+        if not np.isfinite(new).all():
+            return xy
+        xy = new
+    return xy
+
+
 def figure_area_px(transform, xy, radius: float, height: float) -> float:
     """Image px area of an upright cylinder's silhouette (base ``radius`` mm, ``height`` mm) at
     ``xy`` mat mm (the hull of its base and top rims)."""
@@ -402,7 +435,8 @@ def resplit(props: list, P: np.ndarray, classes, transform, radius: float, heigh
     return out, np.array(rows).reshape(-1, P.shape[1])
 
 
-def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transform, config: BlobConfig) -> tuple:
+def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transform, config: BlobConfig,
+                 keep: frozenset = frozenset()) -> tuple:
     """Drop the parts that lie inside a found figure's silhouette. ``parts`` the proposals (or
     their parts) found as pieces, ``xy`` their (2,) mat mm positions, ``kinds`` their kinds;
     ``piece_kinds`` the game's kinds (radius, height mm). A standing figure hides what is behind it
@@ -410,7 +444,8 @@ def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transfor
     the silhouette of a larger figure found beside it (the hull of its base and top rims, grown by
     ``absorb_margin_mm``) is a piece of that figure: its head or a fragment of its body the mask cut
     off (named a figure again or a token). A part of the same kind is merged into the figure (whose
-    base is found again from both); a token's is dropped. Cards are neither absorbed nor absorb.
+    base is found again from both); a token's is dropped. Cards are neither absorbed nor absorb, nor
+    are the parts of index in ``keep`` (tokens cut off a figure by :func:`carve_figure`) absorbed.
     Returns the positions (a list like ``xy``) and the indices of the parts kept."""
     import cv2
 
@@ -427,7 +462,7 @@ def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transfor
     merged: dict = {}
     hulls: dict = {}
     for i in order:
-        if "card" in kinds[i]:
+        if "card" in kinds[i] or i in keep:
             kept.append(i)
             continue
         p = parts[i]
@@ -461,6 +496,59 @@ def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transfor
             xy[j] = figure_base(union, transform, config.figure_base_fraction * k.radius, k.height)
     kept.sort()
     return xy, kept
+
+
+def carve_figure(p: Proposal, transform, radius: float, height: float, xy, config: BlobConfig) -> list:
+    """The parts of a proposal named one figure standing at ``xy`` (mat mm base, :func:`figure_base`)
+    that lie outside its silhouette: a token lying against a standing figure joins it in the mask
+    (or in the image), and the blob is named the figure. The silhouette: the hull of its base
+    plate's rims (its radius, a tenth of its height) and that of a body ``carve_top`` of its radius
+    up to its top, both grown by ``absorb_margin_mm`` (a token behind the figure's narrower upper
+    part shows beside it). The pixels outside it fall into connected parts; those of at least
+    ``carve_min_mm2`` are returned as proposals."""
+    import cv2
+
+    n_px = max(int(p.region.sum()), 1)
+    mm2_px = p.area_mm2 / n_px
+    x0, y0 = p.box[:2]
+    h, w = p.region.shape
+    m = config.absorb_margin_mm
+    plate = figure_outline_px(transform, xy, radius + m, 0.1 * height)
+    body = figure_outline_px(transform, xy, config.carve_top * radius + m, height)
+    if not (np.isfinite(plate).all() and np.isfinite(body).all()):
+        return []
+    inside = np.zeros((h, w), np.uint8)
+    for outline in (plate, body):
+        cv2.fillConvexPoly(inside, np.round(cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2)
+                                            - [x0, y0]).astype(np.int32), 1)
+    rest = (p.region & (inside == 0)).view(np.uint8)
+    if rest.sum() * mm2_px < config.carve_min_mm2:
+        return []
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+    cut = []
+    for k in range(1, n):
+        a, b, cw, ch, area = (int(v) for v in stats[k])
+        if area * mm2_px < config.carve_min_mm2:
+            continue
+        reg = lab[b:b + ch, a:a + cw] == k
+        ys, xs = np.nonzero(reg)
+        cut.append(Proposal((x0 + a + float(xs.mean()), y0 + b + float(ys.mean())),
+                            (x0 + a, y0 + b, x0 + a + cw, y0 + b + ch), area * mm2_px, reg))
+    return cut
+
+
+def remove_parts(p: Proposal, parts: list) -> Proposal:
+    """``p`` less the pixels of ``parts`` (proposals inside its box); ``p`` when nothing is left."""
+    keep = p.region.copy()
+    x0, y0 = p.box[:2]
+    for q in parts:
+        a, b, c, d = q.box
+        keep[b - y0:d - y0, a - x0:c - x0] &= ~q.region
+    ys, xs = np.nonzero(keep)
+    if not len(xs):
+        return p
+    return Proposal((x0 + float(xs.mean()), y0 + float(ys.mean())), p.box, p.area_mm2 * len(xs) / max(int(p.region.sum()), 1),
+                    keep)
 
 
 def merge_proposals(parts: list) -> "Proposal":

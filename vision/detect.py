@@ -769,6 +769,7 @@ class Detector:
         bc = self.blob_config
         model = self.blob_model
         cache, self._blob_cache, self.blobs_reused = self._blob_cache, ([], [], []), 0
+        self._carve_last, self._carve_now = self.__dict__.get("_carve_now", {}), {}
         if model is not None and len(obs):
             crops, centres = round_crops(frame, self.transform, obs.xy, obs.height, mask, bc)
             P = self._blob_probs(crops, centres, cache)
@@ -796,18 +797,25 @@ class Detector:
                                    np.array([q.centre for q in parts], float), None))
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
-        xy, kinds, conf, sig, found = [], [], [], [], []
+        xy, kinds, conf, sig, found, carved = [], [], [], [], [], set()
         for i, p in enumerate(props):
             c = str(cls[best[i]])
             k = kind_of(self.game, c, self.kinds)
             if k is None or P[i, best[i]] < bc.min_conf:
                 continue
             h = self.kinds[k].height
+            base = None
+            if c == "racer" and bc.carve_min_mm2 > 0 and bc.figure_base:  # a token lying against it
+                p, base = self._carve(frame, p, k, cache, xy, kinds, conf, sig, found, carved)
             parts = split_figures(p, self.transform, self.kinds[k].radius, h, bc.figure_split,
                                   extent_ratio=bc.figure_split_extent) \
                 if c in FIGURE_CLASSES and bc.figure_split > 0 else [p]
             for q in parts:
-                if c in FIGURE_CLASSES and bc.figure_base:
+                if len(parts) > 1:
+                    base = None
+                if base is not None:
+                    xy.append(base)
+                elif c in FIGURE_CLASSES and bc.figure_base:
                     xy.append(figure_base(q, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
                 else:
                     xy.append(self.transform.image_to_mat(np.array([q.centre], float), h / 2.0)[0])
@@ -817,13 +825,91 @@ class Detector:
                 found.append(q)
         if not kinds:
             return obs
-        xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc)
+        xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc, frozenset(carved))
         xy, kinds, conf, sig = ([v[i] for i in keep] for v in (xy, kinds, conf, sig))
         return Observation(xy=np.vstack([obs.xy, np.array(xy).reshape(-1, 2)]),
                            radius=np.concatenate([obs.radius, [self.kinds[k].radius for k in kinds]]),
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+
+    def _carve(self, frame, p, k: str, cache, xy, kinds, conf, sig, found, carved) -> tuple:
+        """The tokens lying against a figure of kind ``k`` whose proposal ``p`` holds them: when
+        parts of ``p`` lie outside the silhouette of the figure standing at its base
+        (:func:`vision.blobs.carve_figure`), the figure is placed again two ways, by its base found
+        without those parts and by the top of its silhouette (:func:`vision.blobs.figure_top_base`);
+        the parts outside each are classified (one call) and those of the way whose parts are named
+        a token more surely (at least ``carve_conf``) are added to the lists as tokens (their indices
+        in ``found`` to ``carved``). Returns the figure's proposal without them and its base (mat mm)."""
+        key = None
+        if self.reuse:  # a live loop: the same blob on an unchanged patch is cut as in the last frame
+            x0, y0, x1, y1 = p.box
+            key = (p.box, hash(p.region.tobytes()))
+            old = self.__dict__.get("_carve_last", {}).get(key)
+            patch = frame[y0:y1, x0:x1]
+            if old is not None and float(np.mean(np.abs(patch.astype(np.int16) - old[0]))) < self.config.reuse_level:
+                self._carve_now[key] = old
+                return self._carve_add(old[1], xy, kinds, conf, sig, found, carved, old[2], old[3])
+        own, base, best = self._carve_fresh(frame, p, k, cache)
+        if key is not None:
+            self._carve_now[key] = (patch.astype(np.int16), best, own, base)
+        return self._carve_add(best, xy, kinds, conf, sig, found, carved, own, base)
+
+    def _carve_add(self, best, xy, kinds, conf, sig, found, carved, own, base) -> tuple:
+        """Add the tokens ``best`` cut off a figure (:meth:`_carve`) to the lists; (``own``, ``base``)."""
+        for t, tk, tc, pr, at in best:
+            xy.append(at)
+            kinds.append(tk)
+            conf.append(pr)
+            sig.append(self.blob_config.sigma_of(tc, float(self.transform.mm_per_px(at[None])[0])))
+            found.append(t)
+            carved.add(len(found) - 1)
+        return own, base
+
+    def _carve_fresh(self, frame, p, k: str, cache) -> tuple:
+        """:meth:`_carve` computed: (the figure's proposal without the tokens, its base, the tokens
+        as (proposal, kind, class, confidence, mat mm position))."""
+        from vision.blobs import (FIGURE_CLASSES, carve_figure, figure_base, figure_top_base, kind_of, proposal_crops,
+                                  remove_parts)
+
+        bc, T = self.blob_config, self.transform
+        radius, h = self.kinds[k].radius, self.kinds[k].height
+        r = bc.figure_base_fraction * radius
+        base = figure_base(p, T, r, h)
+        cut = carve_figure(p, T, radius, h, base, bc)
+        if not cut:
+            return p, base, []
+        # the base found again without them (a token at the figure's foot pulls it), or from the
+        # silhouette's top (a token in front of the figure is taken for its foot): the parts of the
+        # one whose parts the classifier names a token more surely
+        cls = self.blob_model.classes
+        tries = [carve_figure(p, T, radius, h, at, bc) for at in
+                 (figure_base(remove_parts(p, cut), T, r, h), figure_top_base(p, T, bc.carve_top * radius, h))]
+        uniq: dict = {}  # the parts of both, classified in one call (the same part once)
+        for t in tries[0] + tries[1]:
+            uniq.setdefault((t.box, round(t.area_mm2, 3)), t)
+        if not uniq:
+            return p, base, []
+        parts = list(uniq.values())
+        Q = dict(zip(uniq, self._blob_probs(proposal_crops(frame, T, parts, bc),
+                                            np.array([t.centre for t in parts], float), cache)))
+        best, best_conf = [], 0.0
+        for one in tries:
+            named = []
+            for t in one:
+                row = Q[(t.box, round(t.area_mm2, 3))]
+                tc = str(cls[int(row.argmax())])
+                tk = kind_of(self.game, tc, self.kinds)
+                if tk is not None and tc not in FIGURE_CLASSES and tc != "card" and row.max() >= bc.carve_conf:
+                    named.append((t, tk, tc, float(row.max())))
+            if named and max(n[3] for n in named) > best_conf:
+                best, best_conf = named, max(n[3] for n in named)
+        if not best:
+            return p, base, []
+        tokens = [(t, tk, tc, pr, T.image_to_mat(np.array([t.centre], float), self.kinds[tk].height / 2.0)[0])
+                  for t, tk, tc, pr in best]
+        p = remove_parts(p, [t[0] for t in best])  # the figure without the tokens cut off, its base found again
+        return p, figure_base(p, T, r, h), tokens
 
     def _texture_mask(self, frame, dark: np.ndarray) -> np.ndarray:
         """The figures' mask ``dark`` with the pixels :meth:`Background.texture_small` adds (a grey

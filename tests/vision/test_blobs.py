@@ -237,3 +237,24 @@ def test_the_bench_counts_round_and_non_round_kinds_apart():
     assert (o["tp"], o["fn"], o["fp"]) == (1, 1, 1)
     assert o["position"]["median_mm"] == pytest.approx(5.0) and o["position"]["within_3sigma"] == 1.0
     assert o["per_kind"]["hunter"]["missed"] == 1 and o["per_kind"]["toucan"]["found"] == 1
+
+
+@needs_model
+def test_a_meteorite_lying_against_a_racer_is_cut_off_its_blob_and_found():
+    import dataclasses
+
+    g = "dodo-dash"
+    for angle in (45.0, 135.0):  # in front of the racer, to one side and the other: one blob in the image
+        a = np.radians(angle)
+        pieces = [piece(SPECS, g, "racer", "racer-1", 200.0, 380.0, colour="blue"),
+                  piece(SPECS, g, "meteorite", "meteorite", 200.0 + 25.0 * np.cos(a), 380.0 + 25.0 * np.sin(a))]
+        board, res, empty, T = _render("dodo-dash/dodorado-jungle", pieces)
+        det = Detector(board, T, specs=SPECS, background=empty, method="classical", attributes=False)
+        assert det.blob_config.carve_min_mm2 > 0
+        obs = det(res.image)
+        assert _found(obs, "meteorite", res.truth["meteorite"].base_mm) < 3.0, (angle, list(obs.kind), obs.xy)
+        assert _found(obs, "racer", res.truth["racer-1"].base_mm) < 4.0, (angle, list(obs.kind), obs.xy)
+        assert len(obs) == 2, list(obs.kind)
+        # without the cut the blob is taken for two racers, or one, and the meteorite is lost
+        det.blob_config = dataclasses.replace(det.blob_config, carve_min_mm2=0.0)
+        assert _found(det(res.image), "meteorite", res.truth["meteorite"].base_mm) == np.inf

@@ -157,3 +157,31 @@ def test_a_blob_of_two_figures_named_nothing_is_cut_and_its_parts_classified_aga
     calls.clear()
     out, _ = resplit(props, P2, CLASSES, T, R, H, config, racers)
     assert calls == [] and out == props
+
+
+def test_a_token_at_a_figures_foot_is_cut_off_and_the_figure_found_from_its_top():
+    from vision.blobs import carve_figure, figure_base, figure_top_base, remove_parts
+
+    T = _Tilted()
+    config = BlobConfig(carve_min_mm2=80.0, carve_top=1.0, absorb_margin_mm=2.0)  # the model figure: as wide at its top
+    base = np.array([200.0, 220.0])
+    racer = _silhouette(base)
+    token = np.zeros_like(racer)
+    cv2.circle(token.view(np.uint8), (200, 220 + 24), 11, 1, -1)  # a meteorite lying in front of it (toward the camera)
+    p = _proposal(racer | token)
+    # the bottom of the blob is the token's: the base taken from it is off; the top is the racer's
+    assert np.linalg.norm(figure_base(p, T, 0.75 * R, H) - base) > 8.0
+    top = figure_top_base(p, T, R, H)
+    assert np.linalg.norm(top - base) < 3.0, top
+    cut = carve_figure(p, T, R, H, top, config)
+    assert len(cut) == 1
+    centre = T.image_to_mat(np.array([cut[0].centre]), 2.0)[0]
+    assert np.linalg.norm(centre - [200.0, 244.0]) < 4.0, centre
+    assert 0.5 * np.pi * 11 ** 2 < cut[0].area_mm2 < 1.1 * np.pi * 11 ** 2
+    # without the token its base is found again from the bottom
+    assert np.linalg.norm(figure_base(remove_parts(p, cut), T, 0.75 * R, H) - base) < 6.0
+    # a figure alone leaves nothing outside its silhouette; off: nothing is cut
+    alone = _proposal(racer)
+    assert carve_figure(alone, T, R, H, figure_base(alone, T, 0.75 * R, H), config) == []
+    assert np.linalg.norm(figure_top_base(alone, T, R, H) - base) < 3.0
+    assert carve_figure(p, T, R, H, top, BlobConfig(carve_min_mm2=1e9, carve_top=1.0)) == []

@@ -246,33 +246,43 @@ def _split(frame, region: np.ndarray, origin: tuple, mm_per_px: float, config: B
 
 
 def figure_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2,
-                bottom_percentile: float = 1.0) -> np.ndarray:
+                bottom_percentile: float = 1.0, from_top: bool = False) -> np.ndarray:
     """(2,) mat mm base centre of a standing figure (footprint ``radius``, ``height`` mm) from its
     silhouette: the bottom of the silhouette (away from the direction the figure rises in the
-    image) is the near edge of its base; across, the middle of the silhouette's lowest band (a
-    beak or a brim higher up does not pull it). Starts from the centroid on the plane at half the
-    height."""
+    image, at ``bottom_percentile``) is the near edge of its base; across, the middle of the
+    silhouette's lowest band (a beak or a brim higher up does not pull it). With ``from_top``, the
+    top of the silhouette (at 100 − ``bottom_percentile``) is the far edge of its top rim
+    (``radius`` there, ``height`` mm up) and the band is the highest: a token lying at the figure's
+    foot extends the silhouette's bottom, never its top. Starts from the centroid on the plane at
+    half the height."""
     ys, xs = np.nonzero(p.region)
     pts = np.column_stack([xs + p.box[0], ys + p.box[1]]).astype(float)
     xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
     a = np.linspace(0, 2 * np.pi, 32, endpoint=False)
     ring = np.column_stack([np.cos(a), np.sin(a)])
+    plane = float(height) if from_top else 0.0
     for _ in range(iterations):
         c0 = transform.mat_to_image(xy[None], 0.0)[0]
-        up = transform.mat_to_image(xy[None], float(height))[0] - c0
+        c1 = transform.mat_to_image(xy[None], float(height))[0]
+        up = c1 - c0
         n = float(np.hypot(*up))
         if not np.isfinite(n) or n < 1e-6:
             return xy
         v = up / n
         w = np.array([-v[1], v[0]])
-        base = transform.mat_to_image(xy + radius * ring, 0.0)
-        below = float(c0 @ v - (base @ v).min())
         s = pts @ v
-        s_low = float(np.percentile(s, bottom_percentile))
-        t = pts[s <= s_low + 2.0 * below] @ w
-        t_mid = 0.5 * (float(np.percentile(t, 2)) + float(np.percentile(t, 98))) if len(t) else float(c0 @ w)
-        img = (s_low + below) * v + t_mid * w
-        new = transform.image_to_mat(img[None], 0.0)[0]
+        rim = transform.mat_to_image(xy + radius * ring, plane) @ v
+        if from_top:
+            edge, reach = c1, float(rim.max() - c1 @ v)
+            s_end = float(np.percentile(s, 100.0 - bottom_percentile))
+            band, along = s >= s_end - 2.0 * reach, s_end - reach
+        else:
+            edge, reach = c0, float(c0 @ v - rim.min())
+            s_end = float(np.percentile(s, bottom_percentile))
+            band, along = s <= s_end + 2.0 * reach, s_end + reach
+        t = pts[band] @ w
+        t_mid = 0.5 * (float(np.percentile(t, 2)) + float(np.percentile(t, 98))) if len(t) else float(edge @ w)
+        new = transform.image_to_mat((along * v + t_mid * w)[None], plane)[0]
         if not np.isfinite(new).all():
             return xy
         xy = new
@@ -280,33 +290,8 @@ def figure_base(p: Proposal, transform, radius: float, height: float, iterations
 
 
 def figure_top_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2) -> np.ndarray:
-    """(2,) mat mm base centre of a standing figure from the top of its silhouette (its top rim,
-    ``radius`` mm, ``height`` mm up: the far end of the silhouette in the direction the figure
-    rises in the image), where :func:`figure_base` is misled: a token lying at the figure's foot
-    extends the silhouette's bottom, never its top."""
-    ys, xs = np.nonzero(p.region)
-    pts = np.column_stack([xs + p.box[0], ys + p.box[1]]).astype(float)
-    xy = transform.image_to_mat(np.array([p.centre], float), height / 2.0)[0]
-    a = np.linspace(0, 2 * np.pi, 32, endpoint=False)
-    ring = np.column_stack([np.cos(a), np.sin(a)])
-    for _ in range(iterations):
-        c_top = transform.mat_to_image(xy[None], float(height))[0]
-        up = c_top - transform.mat_to_image(xy[None], 0.0)[0]
-        n = float(np.hypot(*up))
-        if not np.isfinite(n) or n < 1e-6:
-            return xy
-        v = up / n
-        w = np.array([-v[1], v[0]])
-        above = float((transform.mat_to_image(xy + radius * ring, float(height)) @ v).max() - c_top @ v)
-        s = pts @ v
-        s_high = float(np.percentile(s, 99.0))
-        t = pts[s >= s_high - 2.0 * above] @ w
-        t_mid = 0.5 * (float(np.percentile(t, 2)) + float(np.percentile(t, 98))) if len(t) else float(c_top @ w)
-        new = transform.image_to_mat(((s_high - above) * v + t_mid * w)[None], float(height))[0]
-        if not np.isfinite(new).all():
-            return xy
-        xy = new
-    return xy
+    """:func:`figure_base` from the top of the silhouette (``radius`` the top rim's)."""
+    return figure_base(p, transform, radius, height, iterations, from_top=True)
 
 
 def figure_area_px(transform, xy, radius: float, height: float) -> float:

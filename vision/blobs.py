@@ -705,6 +705,32 @@ def label_region(labels_map: np.ndarray, label_ids: list, by_id: dict, keep: np.
     return class_of(game, p.kind, round_kinds) if p is not None else "nothing"
 
 
+def _region_mask(p: Proposal, shape: tuple) -> np.ndarray:
+    """The pixels of proposal ``p`` as a bool image of ``shape``."""
+    keep = np.zeros(shape, bool)
+    x0, y0, x1, y1 = p.box
+    keep[y0:y1, x0:x1] = p.region
+    return keep
+
+
+def carve_parts(p: Proposal, transform, radius: float, height: float, config: BlobConfig) -> list:
+    """The parts of a racer's proposal ``p`` that :meth:`vision.detect.Detector._carve` classifies:
+    those outside the silhouette of the figure standing at its base, at its base found again without
+    them and at the base found from its top (each part once); [] when nothing is cut off."""
+    if config.carve_min_mm2 <= 0 or not config.figure_base:
+        return []
+    r = config.figure_base_fraction * radius
+    cut = carve_figure(p, transform, radius, height, figure_base(p, transform, r, height), config)
+    if not cut:
+        return []
+    uniq: dict = {}
+    for at in (figure_base(remove_parts(p, cut), transform, r, height),
+               figure_top_base(p, transform, config.carve_top * radius, height)):
+        for t in carve_figure(p, transform, radius, height, at, config):
+            uniq.setdefault((t.box, round(t.area_mm2, 3)), t)
+    return list(uniq.values())
+
+
 def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, start: int = 0) -> BlobCrops:
     """Labelled crops of renders ``start`` … ``start + frames - 1`` (see the module doc), found as
     :class:`vision.detect.Detector` finds them at run time."""
@@ -751,15 +777,32 @@ def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, st
                 out.labels.append(label_region(res.labels, res.label_ids, by_id, keep, game, rk))
                 out.frame.append(i)
                 out.source.append("round")
+        H, W = res.image.shape[:2]
+        racer = det.kinds.get("racer")
         for p in aux["proposals"]:
-            H, W = res.image.shape[:2]
-            keep = np.zeros((H, W), bool)
-            x0, y0, x1, y1 = p.box
-            keep[y0:y1, x0:x1] = p.region
+            lab = label_region(res.labels, res.label_ids, by_id, _region_mask(p, (H, W)), game, rk)
             out.crops.append(proposal_crop(res.image, T, p, bconf))
-            out.labels.append(label_region(res.labels, res.label_ids, by_id, keep, game, rk))
+            out.labels.append(lab)
             out.frame.append(i)
             out.source.append("proposal")
+            # the parts the run-time stage classifies again: what :meth:`Detector._carve` cuts off a
+            # racer's blob (a token lying against it), and the parts :func:`resplit` cuts from a
+            # blob of racers side by side; labelled like any proposal
+            if racer is None or lab == "card":
+                continue
+            if lab == "racer":
+                parts = carve_parts(p, T, racer.radius, racer.height, bconf)
+            elif bconf.resplit_ratio > 0:
+                parts = split_figures(p, T, racer.radius, racer.height, bconf.resplit_ratio,
+                                      extent_ratio=bconf.figure_split_extent)
+                parts = parts if len(parts) > 1 else []
+            else:
+                parts = []
+            for q in parts:
+                out.crops.append(proposal_crop(res.image, T, q, bconf))
+                out.labels.append(label_region(res.labels, res.label_ids, by_id, _region_mask(q, (H, W)), game, rk))
+                out.frame.append(i)
+                out.source.append("part")
         if progress:
             progress(i + 1 - start, frames)
     return out
@@ -800,7 +843,7 @@ def train(data: BlobCrops, val_fraction: float = 0.1, epochs: int = RECIPE_EPOCH
         pred, _ = clf.predict(vc)
         metrics["val"] = _scores(clf.classes, pred, labels[va])
         src = np.asarray(data.source, dtype=object)[va]
-        for s_ in ("proposal", "round"):
+        for s_ in ("proposal", "round", "part"):
             m = src == s_
             if m.any():
                 metrics[f"val_{s_}"] = _scores(clf.classes, pred[m], labels[va][m])

@@ -185,3 +185,23 @@ def test_a_token_at_a_figures_foot_is_cut_off_and_the_figure_found_from_its_top(
     assert carve_figure(alone, T, R, H, figure_base(alone, T, 0.75 * R, H), config) == []
     assert np.linalg.norm(figure_top_base(alone, T, R, H) - base) < 3.0
     assert carve_figure(p, T, R, H, top, BlobConfig(carve_min_mm2=1e9, carve_top=1.0)) == []
+
+
+def test_the_training_crops_hold_the_parts_cut_off_a_racer():
+    """The recipe (:func:`vision.blobs.carve_parts`) gives the parts the run-time cut classifies:
+    a token at a racer's foot, once, and nothing for a racer alone or with the cut off."""
+    from vision.blobs import carve_parts
+
+    T = _Tilted()
+    config = BlobConfig(carve_min_mm2=80.0, carve_top=1.0, absorb_margin_mm=2.0)
+    base = np.array([200.0, 220.0])
+    racer = _silhouette(base)
+    token = np.zeros_like(racer)
+    cv2.circle(token.view(np.uint8), (200, 220 + 24), 11, 1, -1)
+    parts = carve_parts(_proposal(racer | token), T, R, H, config)
+    assert parts, "the token lying against the racer is a part"
+    near = [q for q in parts if np.linalg.norm(T.image_to_mat(np.array([q.centre]), 2.0)[0] - [200.0, 244.0]) < 5.0]
+    assert len(near) == 1, [q.centre for q in parts]
+    assert len({(q.box, round(q.area_mm2, 3)) for q in parts}) == len(parts)  # each part once
+    assert carve_parts(_proposal(racer), T, R, H, config) == []
+    assert carve_parts(_proposal(racer | token), T, R, H, BlobConfig(carve_min_mm2=0.0)) == []

@@ -55,7 +55,7 @@ def register(subparsers) -> None:
     b = sub.add_parser("blobs", help="the classical detector's classifier of non-round pieces (racers, projectiles, "
                                      "cards, toucan, hunter) and of round finds that are part of a figure",
                        description="Render scenes, cut the classical detector's proposals, fit the small CNN, save it.")
-    b.add_argument("--frames", type=int, default=1200, help="rendered scenes (default 1200; the last 10%% validate)")
+    b.add_argument("--frames", type=int, default=2400, help="rendered scenes (default 2400; the last 10%% validate)")
     b.add_argument("--seed", type=int, default=11, help="scene seed (default 11; the vision bench uses 90210)")
     b.add_argument("--epochs", type=int, default=None, help="training epochs (default: the recipe's)")
     b.add_argument("--out", default=None, help="output folder (default: models/blobs)")

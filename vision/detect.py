@@ -881,7 +881,8 @@ class Detector:
             return p, base, []
         # the base found again without them (a token at the figure's foot pulls it), or from the
         # silhouette's top (a token in front of the figure is taken for its foot): the parts of the
-        # one whose parts the classifier names a token more surely
+        # one whose parts named a token cover more of the blob (a placing off the figure's foot cuts
+        # a sliver of the token, which may be named more surely than the whole), then the surer
         cls = self.blob_model.classes
         tries = [carve_figure(p, T, radius, h, at, bc) for at in
                  (figure_base(remove_parts(p, cut), T, r, h), figure_top_base(p, T, bc.carve_top * radius, h))]
@@ -893,7 +894,7 @@ class Detector:
         parts = list(uniq.values())
         Q = dict(zip(uniq, self._blob_probs(proposal_crops(frame, T, parts, bc),
                                             np.array([t.centre for t in parts], float), cache)))
-        best, best_conf = [], 0.0
+        best, best_key = [], (0.0, 0.0)
         for one in tries:
             named = []
             for t in one:
@@ -902,8 +903,9 @@ class Detector:
                 tk = kind_of(self.game, tc, self.kinds)
                 if tk is not None and tc not in FIGURE_CLASSES and tc != "card" and row.max() >= bc.carve_conf:
                     named.append((t, tk, tc, float(row.max())))
-            if named and max(n[3] for n in named) > best_conf:
-                best, best_conf = named, max(n[3] for n in named)
+            key = (sum(n[0].area_mm2 for n in named), max((n[3] for n in named), default=0.0))
+            if named and key > best_key:
+                best, best_key = named, key
         if not best:
             return p, base, []
         tokens = [(t, tk, tc, pr, T.image_to_mat(np.array([t.centre], float), self.kinds[tk].height / 2.0)[0])

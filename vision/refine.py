@@ -730,27 +730,22 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                     rest = fb - piece[0] - piece[1]
                     sh = (_row_sq(rest, m0) / (out_c * mm2)).astype(np.float32)
                     shade = np.where(own, np.clip(sh, cfg.shadow_min, 1.05), 1.0).astype(np.float32)
-                    if smooth:
-                        # a shadow is smooth: every pixel's shade is a normalised blur of the pixels' own
-                        # readings, each weighted by the part of it that is mat (a pixel the piece half
-                        # covers cannot tell a darker mat from more piece)
+                    if smooth or partial:
+                        # a shadow is smooth: a normalised blur of the mat pixels' readings fills the pixels
+                        # the piece mostly covers, whose shade cannot be read; with shadow_smooth every
+                        # pixel's shade is that blur, each reading weighted by the part of its pixel that
+                        # is mat (a pixel the piece half covers cannot tell a darker mat from more piece)
+                        num, den = shade[own] * wts[own], wts[own]
+                        if smooth:
+                            num, den = num * own_rel, den * own_rel
                         nd = np.zeros((hgt, w, 2), np.float32)
                         flat = nd.reshape(-1, 2)
-                        flat[own_idx, 0] = shade[own] * wts[own] * own_rel
-                        flat[own_idx, 1] = wts[own] * own_rel
+                        flat[own_idx, 0] = num
+                        flat[own_idx, 1] = den
                         nd = cv2.GaussianBlur(nd, (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
-                        fill = np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0)
-                        shade = np.clip(fill, cfg.shadow_min, 1.05).astype(np.float32)
-                    elif partial:
-                        # where the piece covers most of a pixel its shade cannot be read: a shadow is
-                        # smooth, so it is that of the mat pixels around it (a normalised blur)
-                        nd = np.zeros((hgt, w, 2), np.float32)
-                        flat = nd.reshape(-1, 2)
-                        flat[own_idx, 0] = shade[own] * wts[own]
-                        flat[own_idx, 1] = wts[own]
-                        nd = cv2.GaussianBlur(nd, (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
-                        fill = np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0)
-                        shade = np.where(own, shade, np.clip(fill, cfg.shadow_min, 1.05)).astype(np.float32)
+                        fill = np.clip(np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0),
+                                       cfg.shadow_min, 1.05)
+                        shade = (fill if smooth else np.where(own, shade, fill)).astype(np.float32)
                     mb = m0 * shade[:, None]
                 R = (fb - out_w[:, None] * mb if shadows else y) - piece[0] - piece[1]
                 e = np.sqrt(_row_sq(R))

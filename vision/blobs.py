@@ -713,22 +713,42 @@ def _region_mask(p: Proposal, shape: tuple) -> np.ndarray:
     return keep
 
 
+def carve_tries(p: Proposal, transform, radius: float, height: float, config: BlobConfig) -> tuple:
+    """The two ways :meth:`vision.detect.Detector._carve` cuts tokens off a racer's proposal ``p``:
+    (the racer's base found from the whole blob (mat mm), [the parts outside its silhouette standing
+    at its base found again without the parts first cut off, those at the base found from its top])
+    — a token at the figure's foot pulls the first base, one in front of it is taken for its foot;
+    the list is empty when nothing lies outside the silhouette at the first base."""
+    r = config.figure_base_fraction * radius
+    base = figure_base(p, transform, r, height)
+    cut = carve_figure(p, transform, radius, height, base, config)
+    if not cut:
+        return base, []
+    return base, [carve_figure(p, transform, radius, height, at, config) for at in
+                  (figure_base(remove_parts(p, cut), transform, r, height),
+                   figure_top_base(p, transform, config.carve_top * radius, height))]
+
+
+def part_key(t: Proposal) -> tuple:
+    """What tells a part of :func:`carve_tries` from another: (box, area mm²)."""
+    return t.box, round(t.area_mm2, 3)
+
+
+def unique_parts(tries: list) -> dict:
+    """The parts of :func:`carve_tries`' ways, each once: {:func:`part_key`: part}."""
+    uniq: dict = {}
+    for one in tries:
+        for t in one:
+            uniq.setdefault(part_key(t), t)
+    return uniq
+
+
 def carve_parts(p: Proposal, transform, radius: float, height: float, config: BlobConfig) -> list:
-    """The parts of a racer's proposal ``p`` that :meth:`vision.detect.Detector._carve` classifies:
-    those outside the silhouette of the figure standing at its base, at its base found again without
-    them and at the base found from its top (each part once); [] when nothing is cut off."""
+    """The parts of a racer's proposal ``p`` that :meth:`vision.detect.Detector._carve` classifies
+    (:func:`carve_tries`, each part once); [] when nothing is cut off."""
     if config.carve_min_mm2 <= 0 or not config.figure_base:
         return []
-    r = config.figure_base_fraction * radius
-    cut = carve_figure(p, transform, radius, height, figure_base(p, transform, r, height), config)
-    if not cut:
-        return []
-    uniq: dict = {}
-    for at in (figure_base(remove_parts(p, cut), transform, r, height),
-               figure_top_base(p, transform, config.carve_top * radius, height)):
-        for t in carve_figure(p, transform, radius, height, at, config):
-            uniq.setdefault((t.box, round(t.area_mm2, 3)), t)
-    return list(uniq.values())
+    return list(unique_parts(carve_tries(p, transform, radius, height, config)[1]).values())
 
 
 def render_crops(frames: int, seed: int = 11, size=(640, 480), progress=None, start: int = 0) -> BlobCrops:

@@ -869,28 +869,21 @@ class Detector:
     def _carve_fresh(self, frame, p, k: str, cache) -> tuple:
         """:meth:`_carve` computed: (the figure's proposal without the tokens, its base, the tokens
         as (proposal, kind, class, confidence, mat mm position))."""
-        from vision.blobs import (FIGURE_CLASSES, carve_figure, figure_base, figure_top_base, kind_of, proposal_crops,
-                                  remove_parts)
+        from vision.blobs import (FIGURE_CLASSES, carve_tries, figure_base, kind_of, part_key, proposal_crops, remove_parts,
+                                  unique_parts)
 
         bc, T = self.blob_config, self.transform
         radius, h = self.kinds[k].radius, self.kinds[k].height
         r = bc.figure_base_fraction * radius
-        base = figure_base(p, T, r, h)
-        cut = carve_figure(p, T, radius, h, base, bc)
-        if not cut:
-            return p, base, []
-        # the base found again without them (a token at the figure's foot pulls it), or from the
-        # silhouette's top (a token in front of the figure is taken for its foot): the parts of the
-        # one whose parts named a token cover more of the blob (a placing off the figure's foot cuts
-        # a sliver of the token, which may be named more surely than the whole), then the surer
-        cls = self.blob_model.classes
-        tries = [carve_figure(p, T, radius, h, at, bc) for at in
-                 (figure_base(remove_parts(p, cut), T, r, h), figure_top_base(p, T, bc.carve_top * radius, h))]
-        uniq: dict = {}  # the parts of both, classified in one call (the same part once)
-        for t in tries[0] + tries[1]:
-            uniq.setdefault((t.box, round(t.area_mm2, 3)), t)
+        # the base found again without the parts first cut off, or from the silhouette's top: the
+        # parts of the way whose parts named a token cover more of the blob (a placing off the
+        # figure's foot cuts a sliver of the token, which may be named more surely than the whole),
+        # then the surer
+        base, tries = carve_tries(p, T, radius, h, bc)
+        uniq = unique_parts(tries)  # the parts of both, classified in one call (the same part once)
         if not uniq:
             return p, base, []
+        cls = self.blob_model.classes
         parts = list(uniq.values())
         Q = dict(zip(uniq, self._blob_probs(proposal_crops(frame, T, parts, bc),
                                             np.array([t.centre for t in parts], float), cache)))
@@ -898,7 +891,7 @@ class Detector:
         for one in tries:
             named = []
             for t in one:
-                row = Q[(t.box, round(t.area_mm2, 3))]
+                row = Q[part_key(t)]
                 tc = str(cls[int(row.argmax())])
                 tk = kind_of(self.game, tc, self.kinds)
                 if tk is not None and tc not in FIGURE_CLASSES and tc != "card" and row.max() >= bc.carve_conf:

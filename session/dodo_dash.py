@@ -1367,27 +1367,34 @@ class DodoDashSession(Session):
             r = w["ref"].get(tid)
             if r is None:
                 w["ref"][tid] = r = {"pts": [], "last": w["n"], "off": 0}
-            if len(r["pts"]) >= 3:
-                d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
-                still = self.still_sigma(r["pts"], sig)
-                if d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * still):
-                    r["off"] += 1
-                    if r["off"] >= self.displaced_frames or d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig):
-                        why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
-                else:
-                    r["off"] = 0
-            if len(r["pts"]) < self.still_samples and not r["off"]:
-                r["pts"].append(xy)
+            d = self._rest_watch(r, xy, sig)
+            if r["off"] and (r["off"] >= self.displaced_frames or d > max(self.motion.config.min_mm, k * np.sqrt(2.0) * sig)):
+                why = f"the {obs.kind[i]} reappeared {d:.0f} mm from where it rested"
             r["last"] = w["n"]
         for tid, r in w["ref"].items():
             if tid not in seen and len(r["pts"]) >= 3 and w["n"] - r["last"] >= self.lost_frames:
                 why = why or "the projectile vanished from where it rested"
         return why or self._appeared(obs, w)
 
+    def _rest_watch(self, r: dict, xy: np.ndarray, sig: float) -> float | None:
+        """One frame of a piece watched at rest (``r``: its rest samples ``pts`` and ``off``, the
+        frames in a row it was seen displaced beyond the detector's repeatability there,
+        :meth:`still_sigma` of the samples within the claimed σ ``sig``): ``off`` updated, ``xy``
+        (mat mm) kept as a rest sample while it is not displaced and fewer than ``still_samples``
+        are; its distance (mm) from the samples' median, None before three samples."""
+        d = None
+        if len(r["pts"]) >= 3:
+            d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
+            limit = max(self.motion.config.min_mm, self.motion.config.k * np.sqrt(2.0) * self.still_sigma(r["pts"], sig))
+            r["off"] = r["off"] + 1 if d > limit else 0
+        if not r["off"] and len(r["pts"]) < self.still_samples:
+            r["pts"].append(xy)
+        return d
+
     def _appeared(self, obs: Observation, w: dict) -> str | None:
         """:meth:`lost_motion`'s watch of a piece appearing by a racer disturbed (``APPEARED``): the
         reason, or None; the appeared piece's track is kept in ``_appeared_tid``."""
-        k, n = self.motion.config.k, w["n"]
+        n = w["n"]
         racers = self.racer_names()
         at = {int(t): i for i, t in enumerate(obs.track_id) if t >= 0}
         for tr in self.tracker.tracks.values():
@@ -1401,15 +1408,9 @@ class DodoDashSession(Session):
                     r["at"], r["how"] = n, "unseen"
                 continue
             r["gone"] = 0
-            xy = np.asarray(obs.xy[i], dtype=float)
-            if len(r["pts"]) >= 3:
-                d = float(np.hypot(*(xy - np.median(r["pts"], axis=0))))
-                limit = max(self.motion.config.min_mm, k * np.sqrt(2.0) * self.still_sigma(r["pts"], float(obs.sigma[i])))
-                r["off"] = r["off"] + 1 if d > limit else 0
-                if r["off"] >= self.displaced_frames and r["at"] is None:
-                    r["at"], r["how"] = n, "displaced"
-            if not r["off"] and len(r["pts"]) < self.still_samples:
-                r["pts"].append(xy)
+            self._rest_watch(r, np.asarray(obs.xy[i], dtype=float), float(obs.sigma[i]))
+            if r["off"] >= self.displaced_frames and r["at"] is None:
+                r["at"], r["how"] = n, "displaced"
         if not self._armed:
             return None
         m = self.lost_back_frames

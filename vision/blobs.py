@@ -81,6 +81,8 @@ class BlobConfig:
     carve_min_mm2: float = 0.0
     carve_conf: float = 0.5
     carve_top: float = 0.6
+    behind_core: float = 0.0
+    behind_margin_mm: float = 10.0
     figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))
@@ -292,6 +294,33 @@ def figure_base(p: Proposal, transform, radius: float, height: float, iterations
 def figure_top_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2) -> np.ndarray:
     """:func:`figure_base` from the top of the silhouette (``radius`` the top rim's)."""
     return figure_base(p, transform, radius, height, iterations, from_top=True)
+
+
+def behind_figures(transform, xy, height, fig_xy, fig_radius, fig_height, core: float, margin_mm: float,
+                   steps: int = 12) -> np.ndarray:
+    """(n,) bool: which round pieces (base centres ``xy`` (n, 2) mat mm, tops ``height`` (n,) mm up)
+    a standing figure hides where their top is seen: the camera's ray to the top's centre passes
+    through the core of a figure (``core`` × its radius ``fig_radius`` round its base ``fig_xy``
+    (m, 2), up to its ``fig_height``) more than ``margin_mm`` above that top. The camera sees the
+    figure there, not the piece: a round find there is the figure's own (the toucan's head read as
+    an egg), or a piece too hidden to place."""
+    xy = np.asarray(xy, float).reshape(-1, 2)
+    height = np.asarray(height, float).reshape(-1)
+    out = np.zeros(len(xy), bool)
+    C = transform.camera_centre_mm()
+    cam_h = -float(C[2])
+    if not len(xy) or core <= 0 or cam_h <= 0:
+        return out
+    for f_xy, f_r, f_h in zip(np.asarray(fig_xy, float).reshape(-1, 2), fig_radius, fig_height):
+        lo = height + margin_mm
+        live = (lo < f_h) & (cam_h > f_h)
+        if not live.any():
+            continue
+        for t in np.linspace(0.0, 1.0, steps):
+            z = lo + t * (f_h - lo)
+            p = xy + ((z - height) / (cam_h - height))[:, None] * (C[:2] - xy)  # the ray at height z
+            out |= live & (np.hypot(*(p - f_xy).T) < core * f_r)
+    return out
 
 
 def figure_area_px(transform, xy, radius: float, height: float) -> float:

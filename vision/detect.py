@@ -87,6 +87,7 @@ class DetectConfig:
     fragment_min_fraction: float = 0.0
     fragment_score: float = 0.5
     fragment_apart: float = 0.8
+    lying_apart: float = 0.0
     speck_min_px: int = 0
     refine: RefineConfig = field(default_factory=RefineConfig)
 
@@ -531,6 +532,33 @@ def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.nd
     return out
 
 
+def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: float, better=None) -> np.ndarray:
+    """(n,) bool: False for a round piece whose place (``xy`` (n, 2) mat mm, ``radius`` (n,) mm)
+    overlaps another's by more than two lying pieces can (centres closer than ``gap`` × the sum of
+    their radii): one piece found twice, or a part of it (its wall, its shadow) fitted as a piece of
+    its own. Of the two, the one ``better(i, j)`` says explains the frame better stays (without it,
+    the smaller ``sigma``). A smaller piece wholly within a larger one's top (the ball standing on a
+    disc) is no overlap: pieces stack."""
+    n = len(xy)
+    out = np.ones(n, bool)
+    kept: list[int] = []
+    for i in sorted(range(n), key=lambda i: (sigma[i], i)):
+        clash = []
+        for j in kept:
+            d = float(np.hypot(*(xy[i] - xy[j])))
+            small, big = sorted((radius[i], radius[j]))
+            if d < gap * (radius[i] + radius[j]) and not (small < big and d + small <= big):
+                clash.append(j)
+        if clash and not all(better is not None and better(i, j) for j in clash):
+            out[i] = False
+            continue
+        for j in clash:
+            out[j] = False
+            kept.remove(j)
+        kept.append(i)
+    return out
+
+
 def rough_from_boxes(transform: MatTransform, xyxy: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """(n, 4) boxes in image px → (n, 2) rough base centres in mat mm (box centre on the plane at
     half the piece's height)."""
@@ -748,6 +776,9 @@ class Detector:
         if self.method == "classical" and "mask" in aux and (self.blob_model is not None or self.keep_proposals):
             obs = self._blobs(frame, aux["mask"], obs, frame_index, timestamp, aux.get("dark"))
             t2, c2 = time.perf_counter(), time.process_time()
+        if self.config.lying_apart > 0 and len(obs) > 1:
+            obs = self._apart_lying(frame, obs)
+            t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
             obs.attributes.update(self._attributes_cached(frame, obs))
         t3, c3 = time.perf_counter(), time.process_time()
@@ -763,8 +794,8 @@ class Detector:
         a figure (or, very surely, as nothing: the mat's print) are dropped; the foreground less the round pieces' silhouettes is cut into
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
-        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, figure_base, kind_of, proposal_crops, proposals,
-                                  resplit, round_crops, round_silhouettes, split_figures)
+        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, behind_figures, figure_base, kind_of,
+                                  proposal_crops, proposals, resplit, round_crops, round_silhouettes, split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -827,6 +858,13 @@ class Detector:
             return obs
         xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc, frozenset(carved))
         xy, kinds, conf, sig = ([v[i] for i in keep] for v in (xy, kinds, conf, sig))
+        figs = [i for i, k in enumerate(kinds) if k in FIGURE_CLASSES]
+        if bc.behind_core > 0 and figs and len(obs):  # a round find a figure stands in front of is the figure's
+            hidden = behind_figures(self.transform, obs.xy, obs.height, [xy[i] for i in figs],
+                                    [self.kinds[kinds[i]].radius for i in figs], [self.kinds[kinds[i]].height for i in figs],
+                                    bc.behind_core, bc.behind_margin_mm)
+            if hidden.any():
+                obs = obs[~hidden]
         return Observation(xy=np.vstack([obs.xy, np.array(xy).reshape(-1, 2)]),
                            radius=np.concatenate([obs.radius, [self.kinds[k].radius for k in kinds]]),
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
@@ -1001,6 +1039,34 @@ class Detector:
         if self.reuse:
             self._attr_cache = (frame.copy(), obs.xy.copy(), list(obs.kind), out)
         return out
+
+    def _apart_lying(self, frame, obs: Observation) -> Observation:
+        """``obs`` less the round pieces that overlap another more than lying pieces can
+        (:func:`_lying_apart`, ``lying_apart``); of two such, the one whose cylinder explains the
+        frame better on the pixels of both (:func:`vision.refine.radius_choice`, with the empty
+        mat) stays."""
+        from vision.refine import radius_choice
+
+        names = {k.name for k in self.round}
+        idx = np.array([i for i, k in enumerate(obs.kind) if k in names and np.isfinite(obs.sigma[i])], int)
+        if len(idx) < 2:
+            return obs
+        bg = self.background.raw if self.background is not None else None
+
+        def better(a, b):
+            i, j = idx[a], idx[b]
+            if bg is None or obs.height[i] != obs.height[j]:
+                return False
+            _, sc = radius_choice(frame, bg, self.transform, obs.xy[[i, j]], obs.radius[[i, j]], float(obs.height[i]),
+                                  self.config.refine)
+            return bool(sc[0] < sc[1])
+
+        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], self.config.lying_apart, better)
+        if ok.all():
+            return obs
+        keep = np.ones(len(obs), bool)
+        keep[idx[~ok]] = False
+        return obs[keep]
 
     def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None):
         """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.

@@ -1,0 +1,82 @@
+"""Round finds that cannot be pieces lying on the mat: two that overlap more than lying pieces can
+(one piece found twice, or its wall fitted as a piece of its own), and one whose top a standing
+figure hides (the camera's ray to it passes through the figure: the toucan's head read as an egg)."""
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from vision.blobs import behind_figures
+from vision.detect import _lying_apart
+
+
+def test_one_piece_found_twice_stays_once_and_pieces_side_by_side_or_stacked_all_stay():
+    xy = np.array([[0.0, 0.0], [0.8, 0.2],       # the same disc twice
+                   [100.0, 0.0], [129.0, 0.0],   # two discs touching (29 mm apart, radii 14.5): both lie there
+                   [200.0, 0.0], [203.0, 4.0],   # the ball standing on a large disc: stacked
+                   [300.0, 0.0], [326.0, 0.0]])  # a ball 26 mm from a large disc's centre: inside its side
+    radius = np.array([14.5, 14.5, 14.5, 14.5, 25.5, 9.5, 25.5, 9.5])
+    sigma = np.array([0.6, 0.5, 0.5, 0.5, 0.7, 0.9, 0.7, 8.0])
+    out = _lying_apart(xy, radius, sigma, 0.8)
+    assert out.tolist() == [False, True, True, True, True, True, True, False]
+    # ``better`` decides which of two overlapping stays, whatever their σ
+    out = _lying_apart(xy[:2], radius[:2], sigma[:2], 0.8, better=lambda i, j: i == 0)
+    assert out.tolist() == [True, False]
+    out = _lying_apart(xy[:2], radius[:2], sigma[:2], 0.8, better=lambda i, j: False)
+    assert out.tolist() == [False, True]
+
+
+def test_a_third_piece_overlapping_two_kept_replaces_them_only_when_better_than_both():
+    xy = np.array([[0.0, 0.0], [40.0, 0.0], [20.0, 0.0]])
+    radius = np.array([19.0, 19.0, 19.0])
+    sigma = np.array([0.5, 0.6, 0.7])
+    assert _lying_apart(xy, radius, sigma, 0.8, better=lambda i, j: i == 2).tolist() == [False, False, True]
+    assert _lying_apart(xy, radius, sigma, 0.8, better=lambda i, j: i == 2 and j == 0).tolist() == [True, True, False]
+
+
+def _camera():
+    from calibration.board import load_board
+    from vision.bench import framed_camera
+
+    board = load_board("morris/waterfall")
+    return framed_camera(np.random.default_rng(3), board, tilt=(40.0, 45.0)).transform()
+
+
+def test_a_find_behind_a_figure_is_the_figures_and_one_beside_it_is_not():
+    T = _camera()
+    base, r, H, h = np.array([450.0, 300.0]), 22.5, 70.0, 3.0
+    C = T.camera_centre_mm()
+    # the ray from the camera through the figure's axis 55 mm up meets the egg's top beyond it
+    head = np.array([*base, -55.0])
+    s = (-h - C[2]) / (head[2] - C[2])
+    behind = (C + s * (head - C))[:2]
+    away = base + 3.0 * (behind - base)                      # farther along the same line: clear of it
+    front = base - 1.6 * r * (behind - base) / np.linalg.norm(behind - base)  # at its foot, toward the camera
+    side = base + 1.6 * r * np.array([-(behind - base)[1], (behind - base)[0]]) / np.linalg.norm(behind - base)
+    xy = np.vstack([behind, away, front, side])
+    out = behind_figures(T, xy, np.full(4, h), [base], [r], [H], core=0.6, margin_mm=10.0)
+    assert out.tolist() == [True, False, False, False]
+    # off, no figure, or a figure too short to stand above the top by the margin: nothing is dropped
+    assert not behind_figures(T, xy, np.full(4, h), [base], [r], [H], core=0.0, margin_mm=10.0).any()
+    assert not behind_figures(T, xy, np.full(4, h), np.zeros((0, 2)), [], [], core=0.6, margin_mm=10.0).any()
+    assert not behind_figures(T, xy, np.full(4, h), [base], [r], [12.0], core=0.6, margin_mm=10.0).any()
+
+
+def test_behind_figures_agrees_with_the_figures_core_drawn_in_the_image():
+    """Reference: the egg's top centre is hidden when its pixel lies inside the image of the figure's
+    core (a convex solid: its points from the margin above the top up to the figure's height)."""
+    T = _camera()
+    base, r, H, h, core, margin = np.array([450.0, 300.0]), 22.5, 70.0, 3.0, 0.6, 10.0
+    rng = np.random.default_rng(0)
+    xy = base + rng.uniform(-120, 120, (400, 2))
+    out = behind_figures(T, xy, np.full(len(xy), h), [base], [r], [H], core=core, margin_mm=margin, steps=64)
+    a = np.linspace(0, 2 * np.pi, 90, endpoint=False)
+    ring = core * r * np.column_stack([np.cos(a), np.sin(a)]) + base
+    pts = np.vstack([np.column_stack([ring, np.full(len(a), -z)]) for z in (h + margin, H)])
+    hull = cv2.convexHull(T.project_3d(pts).astype(np.float32))
+    px = T.mat_to_image(xy, h)
+    dist = np.array([cv2.pointPolygonTest(hull, (float(x), float(y)), True) for x, y in px])
+    clear = np.abs(dist) > 0.5  # away from the outline, where sampling the ray cannot decide
+    assert out.sum() > 5 and (~out).sum() > 5
+    assert np.array_equal(out[clear], dist[clear] > 0)

@@ -62,6 +62,7 @@ class SuiteFigures:
     asked_but_wrong: int = 0  # throws: asked a person, yet some other racer's call was confident and not the truth
     seen: dict = field(default_factory=dict)  # the real detector: "kind where" -> [piece-frames, that kind found in the frame, found within 15 mm]
     wrong_why: dict = field(default_factory=dict)  # throws: why each wrong call was wrong -> count
+    replay_skipped: int = 0  # the real detector: frames a loop fed in real time would skip (:func:`newest_frame_skips`)
 
     def rate(self, n: int) -> float:
         return n / self.scenes if self.scenes else 0.0
@@ -80,7 +81,8 @@ class SuiteFigures:
                 "latency_ms_p95": round(1e3 * float(np.percentile(lat, 95)), 1), "failures": self.failures[:20],
                 **({"step_wall_ms_mean": round(1e3 * float(np.mean(self.step_wall_s)), 2),
                     "step_wall_ms_p95": round(1e3 * float(np.percentile(self.step_wall_s, 95)), 2),
-                    "step_wall_over_33ms": round(float(np.mean(np.array(self.step_wall_s) > 1 / 30)), 4)}
+                    "step_wall_over_33ms": round(float(np.mean(np.array(self.step_wall_s) > 1 / 30)), 4),
+                    "replay_skipped": self.replay_skipped, "replay_skipped_rate": round(self.replay_skipped / len(self.step_wall_s), 4)}
                    if self.step_wall_s else {}),
                 **({"seen": self.seen} if self.seen else {}),
                 **({"wrong_why": self.wrong_why} if self.wrong_why else {})}
@@ -411,6 +413,21 @@ def play_scene_real(scn, board, make_session, seed: int, hold_s: float = 0.5, fp
     return session, real, steps, latency
 
 
+def newest_frame_skips(step_s, fps: float = 30.0) -> int:
+    """How many of ``len(step_s)`` frames, arriving every 1/``fps`` s, a loop that always takes the
+    newest frame (as :class:`webui.camera_session.CameraSession` does) would never see, when the
+    frame it takes costs the measured ``step_s`` seconds (replayed: the frames it skips would have
+    made the next one's step a little dearer, which this does not count)."""
+    n, k, free, skipped = len(step_s), 0, 0.0, 0
+    while k < n:
+        start = max(free, k / fps)
+        newest = min(n - 1, int(np.floor(start * fps + 1e-9)))
+        skipped += newest - k
+        free = start + float(step_s[newest])
+        k = newest + 1
+    return skipped
+
+
 def bench_real(suite: str, count: int, seed: int, start: int, fig: SuiteFigures) -> list:
     """``suite`` (``dino-dunk/fouls`` or ``dodo-dash/throws``) through the real detector on rendered
     frames, scored as its oracle figures are; returns the detector's CPU ms per frame."""
@@ -422,7 +439,9 @@ def bench_real(suite: str, count: int, seed: int, start: int, fig: SuiteFigures)
         scn = make_scenario(suite, i, seed)
         board = _board(scn.board)
         truth = answers(scn, board)
+        n0 = len(fig.step_wall_s)
         session, real, steps, latency = play_scene_real(scn, board, make, seed=i, wall_s=fig.step_wall_s)
+        fig.replay_skipped += newest_frame_skips(fig.step_wall_s[n0:])
         cpu += real.cpu_ms
         for key, row in real.seen.items():
             fig.seen[key] = [a + b for a, b in zip(fig.seen.get(key, [0, 0, 0]), row)]
@@ -549,7 +568,8 @@ def format_report(r: dict) -> str:
                      f"{f['detector_cpu_ms_p95']} ms p95 per frame (all threads); session step incl. detector "
                      f"{f['step_ms_mean']:.1f} ms mean, {f['step_ms_p95']:.1f} ms p95 CPU, "
                      f"{f.get('step_wall_ms_mean', 0):.1f} ms mean, {f.get('step_wall_ms_p95', 0):.1f} ms p95 wall "
-                     f"({100 * f.get('step_wall_over_33ms', 0):.1f} % of frames over 33.3 ms); call after the settle "
+                     f"({100 * f.get('step_wall_over_33ms', 0):.1f} % of frames over 33.3 ms; fed at 30 frames/s, taking the "
+                     f"newest, it would skip {100 * f.get('replay_skipped_rate', 0):.1f} %); call after the settle "
                      f"{f['latency_ms_p95']:.0f} ms p95")
     if "game" in r:
         g = r["game"]

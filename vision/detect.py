@@ -83,6 +83,7 @@ class DetectConfig:
     hybrid_kind_conf: float = 0.6
     reuse_mm: float = 3.0
     reuse_level: float = 2.0
+    attributes_still: bool = False
     edge_margin_mm: float = 40.0
     fragment_min_fraction: float = 0.0
     fragment_score: float = 0.5
@@ -749,6 +750,7 @@ class Detector:
         self._attr_cache = None  # (frame, xy, kinds, attributes) of the last call
         self.reused = 0
         self.attributes_reused = 0
+        self.attributes_moving = 0
 
     def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
         c0 = time.process_time()
@@ -1012,20 +1014,27 @@ class Detector:
     def _attributes_cached(self, frame, obs: Observation) -> dict:
         """:func:`_attributes` for the pieces that changed since the last frame; a piece found again
         at the same place (within ``reuse_mm``, same kind) whose patch has not changed keeps its
-        last attributes (``attributes_reused`` counts them)."""
+        last attributes (``attributes_reused`` counts them). With ``attributes_still``, a piece
+        whose patch changed since the last frame (it moves, blurred, or something passes over it)
+        is not classified: its attributes are unknown ("") until its patch holds still for a frame
+        (``attributes_moving`` counts them)."""
         n = len(obs)
-        cache, self._attr_cache, self.attributes_reused = self._attr_cache, None, 0
+        cache, self._attr_cache, self.attributes_reused, self.attributes_moving = self._attr_cache, None, 0, 0
         src = np.full(n, -1)
+        moving = np.zeros(n, bool)
         if self.reuse and cache is not None and cache[0].shape == frame.shape and len(cache[1]):
-            old_frame, old_xy, old_kinds, _ = cache
+            old_frame, old_xy, old_kinds, _, old_moving = cache
             boxes = _boxes_of(self.transform, obs)
             for i in range(n):
                 d = np.linalg.norm(old_xy - obs.xy[i], axis=1)
                 j = int(np.argmin(d))
-                if d[j] <= self.config.reuse_mm and old_kinds[j] == obs.kind[i] and self._unchanged(frame, old_frame, boxes[i]):
+                if not self._unchanged(frame, old_frame, boxes[i]):
+                    moving[i] = self.config.attributes_still
+                elif d[j] <= self.config.reuse_mm and old_kinds[j] == obs.kind[i] and not old_moving[j]:
                     src[i] = j
-        fresh = src < 0
-        self.attributes_reused = int((~fresh).sum())
+        fresh = (src < 0) & ~moving
+        self.attributes_reused = int((src >= 0).sum())
+        self.attributes_moving = int(moving.sum())
         new = _attributes(frame, self.transform, obs[fresh], self.game, self.profile) if fresh.any() else {}
         old = cache[3] if cache is not None else {}
         out = {}
@@ -1033,11 +1042,11 @@ class Detector:
             col = np.full(n, "", dtype=object)
             if key in new:
                 col[fresh] = new[key]
-            if key in old and (~fresh).any():
-                col[~fresh] = old[key][src[~fresh]]
+            if key in old and (src >= 0).any():
+                col[src >= 0] = old[key][src[src >= 0]]
             out[key] = col
         if self.reuse:
-            self._attr_cache = (frame.copy(), obs.xy.copy(), list(obs.kind), out)
+            self._attr_cache = (frame.copy(), obs.xy.copy(), list(obs.kind), out, moving)
         return out
 
     def _apart_lying(self, frame, obs: Observation) -> Observation:

@@ -3,6 +3,8 @@ full run; see the report)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from session.bench import bench_live, format_report
 
 
@@ -113,3 +115,29 @@ def test_each_frame_is_stamped_with_the_time_its_simulated_state_holds():
     stamps = [f.t for f, _ in frames]
     assert all(b > a for a, b in zip(stamps, stamps[1:]))  # strictly increasing, the holds included
     assert any(abs(s.t - round(s.t * 30) / 30) > 1e-4 for s in run)  # the states lie off the 1/30 s grid
+
+
+def _skips_by_clock(step_s, fps, tick=1e-4):
+    """Reference: a clock ticking in small steps; a frame is the newest once it has arrived; the loop,
+    when free, takes the newest frame it has not seen (or waits for one)."""
+    n, t, busy_until, seen, last = len(step_s), 0.0, 0.0, set(), -1
+    while last < n - 1:
+        arrived = min(n - 1, int(np.floor(t * fps + 1e-9)))
+        if t >= busy_until - 1e-12 and arrived > last:
+            last = arrived
+            seen.add(arrived)
+            busy_until = t + step_s[arrived]
+        t += tick
+    return n - len(seen)
+
+
+def test_the_frames_a_real_time_loop_skips_are_counted_as_a_clock_would():
+    from session.bench import newest_frame_skips
+
+    fps = 30.0
+    assert newest_frame_skips([0.01] * 50, fps) == 0  # always done before the next frame
+    assert newest_frame_skips([0.05] * 10, fps) == 3  # seen 0, 1, 3, 4, 6, 7, 9: at 0, 0.05, 0.10 ... 0.30 s
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        steps = list(rng.choice([0.01, 0.02, 0.04, 0.07, 0.1], size=40))
+        assert newest_frame_skips(steps, fps) == _skips_by_clock(steps, fps)

@@ -183,6 +183,32 @@ def test_live_loop_reuses_the_attributes_of_pieces_that_did_not_move(frame, monk
     assert len(calls) == 2 and calls[-1] >= len(first) - 1 and det.attributes_reused == 0
 
 
+def test_live_loop_leaves_a_moving_piece_unclassified_until_it_holds_still(frame):
+    from dataclasses import replace
+
+    from vision.detect import _boxes_of
+
+    image, empty, T, scene, _ = frame
+    det = Detector(BOARD, T, specs=SPECS, background=empty, method="classical", attributes=True,
+                   config=replace(DetectConfig.load(), attributes_still=True))
+    first = det(image)
+    discs = [i for i, k in enumerate(first.kind) if str(k).startswith("disc-")]
+    assert det.attributes_moving == 0 and discs and all(first.attributes["team"][i] for i in discs)
+    # one disc's patch changes (it moves, blurred: here its pixels darkened a little)
+    i = discs[0]
+    x0, y0, x1, y1 = np.round(_boxes_of(T, first[[i]])[0]).astype(int)
+    moved = image.copy()
+    moved[y0:y1, x0:x1] = (moved[y0:y1, x0:x1] * 0.9).astype(np.uint8)
+    second = det(moved)
+    j = int(np.argmin(np.linalg.norm(second.xy - first.xy[i], axis=1)))
+    assert det.attributes_moving == 1 and second.attributes["team"][j] == ""
+    assert det.attributes_reused == len(second) - 1
+    # the same frame again: it holds still, and is classified
+    third = det(moved.copy())
+    k = int(np.argmin(np.linalg.norm(third.xy - first.xy[i], axis=1)))
+    assert det.attributes_moving == 0 and third.attributes["team"][k] == first.attributes["team"][i]
+
+
 def test_hybrid_adds_yolo_pieces_the_difference_cannot_name(frame):
     image, empty, T, scene, truth = frame
     names = {0: "disc-medium", 1: "backboard"}

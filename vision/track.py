@@ -34,6 +34,7 @@ class TrackerConfig:
     settle_s: float = 0.4
     velocity_window: int = 3
     history: int = 600
+    in_place_missed_s: float = 0.1
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "TrackerConfig":
@@ -153,12 +154,19 @@ class Tracker:
             # does not make a piece of the same kind found where the track was in the frame before,
             # within the smaller of their radii (two pieces do not overlap by that much), another
             # piece; such a match costs ``gate_mm`` more, so a detection that agrees is preferred
-            # wherever there is one. (A track unseen in the frame before, its piece lifted, gets no
-            # such match: another piece may be put down where it stood.)
-            seen = np.array([tr.missed_since is None for tr in live])
+            # wherever there is one. A track unseen for up to ``in_place_missed_s`` (its piece hidden
+            # for a frame or two: a token flying over it, in its shadow) keeps this match: no hand
+            # puts another piece down there so fast. (A track unseen longer, its piece lifted, gets
+            # no such match: another piece may be put down where it stood.) A track whose piece lay
+            # still is matched so at no cost beyond the distance: a piece at rest does not trade
+            # places with another (two racers' identities were swapped, each "jumping" 43 mm, when
+            # one's colour was misread in a flying log's shadow).
+            seen = np.array([tr.missed_since is None or t - tr.missed_since <= cfg.in_place_missed_s for tr in live])
             in_place = (np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2) <=
                         np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])) & seen[None, :]
+            still = np.array([tr.speed(cfg.velocity_window) < cfg.moving_mm_s for tr in live])
             compatible &= ~clash | in_place
+            clash &= ~(in_place & still[None, :])
             cost = cost + np.where(clash, cfg.gate_mm, 0.0)
             big = 1e9
             cost = np.where(compatible & (cost <= cfg.gate_mm + np.where(clash, cfg.gate_mm, 0.0)), cost, big)

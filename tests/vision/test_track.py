@@ -180,3 +180,23 @@ def test_an_agreeing_detection_is_preferred_to_a_misread_one():
     # both seen again a little moved: each keeps its own though the other lies within a radius of it
     ids = tracker.update(_coloured(1 / FPS, [(111, 100, "purple"), (104, 100, "black")])).track_id
     assert list(ids) == [b, a]
+
+
+def test_a_piece_at_rest_hidden_a_frame_and_misread_after_keeps_its_identity():
+    """A flying token hides one racer for a frame; in the next, that racer's colour is read as its
+    neighbour's (in the token's shadow) while the neighbour's is not read: the two must not trade
+    identities (each would have had to jump 43 mm in a frame)."""
+    tracker = Tracker()
+    orange, black = (735.0, 253.0), (725.0, 211.0)
+    for k in range(6):
+        ids = tracker.update(_coloured(k / FPS, [(*orange, "orange"), (*black, "black")])).track_id.copy()
+    a, b = int(ids[0]), int(ids[1])
+    tracker.update(_coloured(6 / FPS, [(*black, "")]))  # the orange one hidden
+    ids = tracker.update(_coloured(7 / FPS, [(*orange, "black"), (729.0, 210.0, "")])).track_id
+    assert list(ids) == [a, b]
+    # a piece that was moving and is found where a piece of another colour lay is not taken for it
+    tracker = Tracker()
+    ids = tracker.update(_coloured(0.0, [(100, 100, "black"), (300, 100, "purple")])).track_id.copy()
+    for k in range(1, 4):  # the purple one slides toward where the black one stands
+        got = tracker.update(_coloured(k / FPS, [(100, 100, "black"), (300 - 60 * k, 100, "purple")])).track_id
+        assert list(got) == list(ids)

@@ -23,7 +23,8 @@ rests on the mat (z < 1 mm) and its kind is one the detector reports (the classi
 round kinds, and the non-round kinds of the game when its classifier ``models/blobs/blobs.npz`` is
 there, see ``vision/blobs.py``); pieces that are less visible,
 in the air or of kinds it does not report are "don't care" (a detection on them is neither right nor
-wrong). Detections are matched to truth one-to-one by distance (Hungarian), within 0.6 × the
+wrong; one camera cannot see a piece's height, so a piece in the air is also where the camera's ray
+to its top meets the plane of the detection's kind). Detections are matched to truth one-to-one by distance (Hungarian), within 0.6 × the
 piece's radius (at least 6 mm). Position error is reported for pieces ≥ 99% visible, at rest
 (``unoccluded``); for round pieces (refined) and for the rest (box position) apart. Every such
 piece is also listed in the report (``pieces`` of each method: its frame, kind, the kind found, the
@@ -153,6 +154,7 @@ def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 
             p = by_id[pid]
             truth.append({"id": pid, "kind": p.kind, "xy": np.array(t.base_mm, dtype=float), "visible": float(t.visible),
                           "z": float(t.z_mm), "moving": bool(t.moving), "radius": float(p.radius or 0.5 * max(p.size or (0,))),
+                          "height": float(p.height),
                           "attributes": dict(p.attributes)})
         T = camera.transform()
         mmpp = float(T.mm_per_px(np.array([[board.length_mm / 2, board.width_mm / 2]]))[0])
@@ -252,13 +254,22 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
             tally.missed.append({"frame": index, "suite": frame.suite, "id": str(truth[j]["id"]),
                                  "kind": truth_kind(game, truth[j]), "visible": round(truth[j]["visible"], 3),
                                  "xy": [round(float(v), 1) for v in truth[j]["xy"]]})
-    # a detection is wrong when it is on nothing at all (not even a don't-care piece of any kind)
+    # a detection is wrong when it is on nothing at all (not even a don't-care piece of any kind; a
+    # piece in the air is seen where the camera's ray to it meets the plane the detector assumes)
     allxy = np.array([t["xy"] for t in frame.truth]).reshape(-1, 2)
     allgate = np.array([max(8.0, 0.8 * t["radius"]) for t in frame.truth])
+    air = [t for t in frame.truth if t["z"] >= 1.0] if frame.transform is not None else []
+    if air and len(obs):
+        T = frame.transform
+        air_px = np.vstack([T.mat_to_image(np.array([t["xy"]]), t["z"] + t.get("height", 0.0)) for t in air])
+        air_gate_px = np.array([max(8.0, 0.8 * t["radius"]) for t in air]) / T.mm_per_px(np.array([t["xy"] for t in air]))
     for i in range(len(obs)):
         if i in matched_det:
             continue
         if len(allxy) and np.any(np.linalg.norm(allxy - obs.xy[i], axis=1) <= allgate):
+            continue
+        if air and np.any(np.linalg.norm(air_px - T.mat_to_image(obs.xy[i:i + 1], float(obs.height[i]))[0], axis=1)
+                          <= air_gate_px):
             continue
         tally.fp += 1
         d = np.linalg.norm(allxy - obs.xy[i], axis=1) if len(allxy) else np.zeros(0)

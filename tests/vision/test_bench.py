@@ -58,6 +58,21 @@ def test_score_frame_counts_recall_precision_and_dont_care():
     assert s["round"]["within_3sigma"] == 1.0
 
 
+def test_a_find_of_a_piece_in_the_air_is_no_false_find():
+    T = framed_camera(np.random.default_rng(2), BOARD, tilt=(40.0, 40.0)).transform()
+    egg = _piece("e", "ball", 450, 300, z=60.0, radius=9.5)
+    egg["height"] = 9.0
+    fr = BenchFrame(None, None, T, BOARD, [egg], "dino-dunk/shots", 2.0)
+    # where the camera sees its top, placed on the plane of a ball's top: the ray, far from its base
+    seen = T.image_to_mat(T.mat_to_image(np.array([[450.0, 300.0]]), 69.0), 9.0)[0]
+    assert np.linalg.norm(seen - [450, 300]) > 30.0
+    obs = Observation.from_pieces([{"xy": seen, "radius": 9.5, "height": 9.0, "kind": "ball", "sigma": 0.5},
+                                   {"xy": seen + [0.0, 40.0], "radius": 9.5, "height": 9.0, "kind": "ball", "sigma": 0.5}])
+    t = Tally()
+    score_frame(t, obs, fr, {"ball"}, {"ball"})
+    assert (t.tp, t.fn, t.fp) == (0, 0, 1)  # the first is the egg in the air (don't care), the second on nothing
+
+
 class _Toward:
     """A registration stand-in that has only the camera's centre (above mat mm (0, 100))."""
 

@@ -275,7 +275,7 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
         d = np.linalg.norm(allxy - obs.xy[i], axis=1) if len(allxy) else np.zeros(0)
         near = int(np.argmin(d)) if len(d) else None
         tally.false_positives.append({"frame": index, "suite": frame.suite, "kind": str(obs.kind[i]),
-                                      "xy": [round(float(v), 1) for v in obs.xy[i]],
+                                      "xy": [round(float(v), 1) for v in obs.xy[i]], "sigma_mm": round(float(obs.sigma[i]), 2),
                                       "nearest": None if near is None else str(frame.truth[near]["id"]),
                                       "nearest_mm": None if near is None else round(float(d[near]), 1)})
 

@@ -89,6 +89,7 @@ class DetectConfig:
     fragment_score: float = 0.5
     fragment_apart: float = 0.8
     lying_apart: float = 0.0
+    max_sigma_radius: float = 0.0
     speck_min_px: int = 0
     refine: RefineConfig = field(default_factory=RefineConfig)
 
@@ -1167,6 +1168,8 @@ class Detector:
             conf[idx] = conf[idx] * np.where(good, 1.0, 0.5)
         if cand.fragment is not None and cand.fragment.any():
             keep &= _apart(xy, radius, keep, cand.fragment, self.config.fragment_apart)
+        if self.config.max_sigma_radius > 0:  # placed less surely than its own size: no place at all
+            keep &= ~(rnd & (sigma > self.config.max_sigma_radius * radius))
         obs = Observation(xy=xy, radius=radius, height=height, kind=list(cand.kind), confidence=conf, sigma=sigma,
                           frame_index=frame_index, timestamp=timestamp)
         return obs[keep] if not keep.all() else obs

@@ -80,3 +80,32 @@ def test_behind_figures_agrees_with_the_figures_core_drawn_in_the_image():
     clear = np.abs(dist) > 0.5  # away from the outline, where sampling the ray cannot decide
     assert out.sum() > 5 and (~out).sum() > 5
     assert np.array_equal(out[clear], dist[clear] > 0)
+
+
+def test_a_round_find_placed_less_surely_than_its_size_is_dropped(monkeypatch):
+    """A weak find whose σ (the sizes it cannot rule out) exceeds its radius has no place: dropped
+    when ``max_sigma_radius`` is on, kept when it is off."""
+    from dataclasses import replace
+
+    from calibration.board import load_board
+    from calibration.specs import load_specs
+    from vision.detect import Candidates, DetectConfig, Detector
+    from vision.refine import Refined
+
+    board = load_board("dino-dunk/tropic-turf")
+    T = _camera()
+    empty = np.full((480, 640, 3), 120, np.uint8)
+    cand = Candidates(np.array([[300.0, 300.0], [500.0, 300.0]]), ["ball", "disc-medium"], np.array([1.0, 1.0]),
+                      np.full((2, 4), np.nan), np.zeros((0, 4)))
+
+    def refined(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None):
+        n = len(rough)
+        return Refined(rough.copy(), np.array([12.0, 0.5]), radius.copy(), np.ones(n), np.ones(n, bool),
+                       np.zeros(n), np.zeros(n, int))
+
+    monkeypatch.setattr(Detector, "_refine_cached", refined)
+    for ratio, kept in ((1.0, ["disc-medium"]), (0.0, ["ball", "disc-medium"])):
+        det = Detector(board, T, specs=load_specs(), background=empty, method="classical",
+                       config=replace(DetectConfig.load(), max_sigma_radius=ratio))
+        obs = det._refined(empty, cand, 0, 0.0)
+        assert list(obs.kind) == kept

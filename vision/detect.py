@@ -764,7 +764,7 @@ class Detector:
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, figure_base, kind_of, proposal_crops, proposals,
-                                  resplit, round_crops, round_silhouettes, split_figures)
+                                  regroup, resplit, round_crops, round_silhouettes, split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -795,6 +795,12 @@ class Detector:
                                self.kinds["racer"].height, bc, lambda parts: self._blob_probs(
                                    proposal_crops(frame, self.transform, parts, bc),
                                    np.array([q.centre for q in parts], float), None))
+        joined = set()
+        if bc.regroup_reach > 0 and "racer" in self.blob_kinds:  # a racer the mask holds in pieces, each named a token
+            props, P, joined = regroup(props, P, model.classes, self.transform, self.kinds["racer"].radius,
+                                       self.kinds["racer"].height, bc, lambda parts: self._blob_probs(
+                                           proposal_crops(frame, self.transform, parts, bc),
+                                           np.array([q.centre for q in parts], float), None))
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
         xy, kinds, conf, sig, found, carved = [], [], [], [], [], set()
@@ -805,11 +811,14 @@ class Detector:
                 continue
             h = self.kinds[k].height
             base = None
-            if c == "racer" and bc.carve_min_mm2 > 0 and bc.figure_base:  # a token lying against it
-                p, base = self._carve(frame, p, k, cache, xy, kinds, conf, sig, found, carved)
+            cut = set()
+            if c == "racer" and bc.carve_min_mm2 > 0 and bc.figure_base and i not in joined:  # a token lying against it
+                p, base = self._carve(frame, p, k, cache, xy, kinds, conf, sig, found, cut)
             parts = split_figures(p, self.transform, self.kinds[k].radius, h, bc.figure_split,
                                   extent_ratio=bc.figure_split_extent) \
                 if c in FIGURE_CLASSES and bc.figure_split > 0 else [p]
+            if len(parts) == 1:  # the cut assumed one figure: of several, a part cut off may be another's
+                carved |= cut
             for q in parts:
                 if len(parts) > 1:
                     base = None

@@ -82,6 +82,7 @@ class BlobConfig:
     carve_min_mm2: float = 0.0
     carve_conf: float = 0.5
     carve_top: float = 0.6
+    carve_peel: float = 0.0
     figure_base_fraction: float = 0.75
     sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))

@@ -877,9 +877,10 @@ class Detector:
 
     def _carve_fresh(self, frame, p, k: str, cache) -> tuple:
         """:meth:`_carve` computed: (the figure's proposal without the tokens, its base, the tokens
-        as (proposal, kind, class, confidence, mat mm position))."""
-        from vision.blobs import (FIGURE_CLASSES, carve_tries, figure_base, kind_of, part_key, proposal_crops, remove_parts,
-                                  unique_parts)
+        as (proposal, kind, class, confidence, mat mm position)); with no token, the figures of its
+        kind beside it (``carve_peel``) in the place of the tokens."""
+        from vision.blobs import (FIGURE_CLASSES, carve_tries, figure_area_px, figure_base, kind_of, part_key, proposal_crops,
+                                  remove_parts, split_figures, unique_parts)
 
         bc, T = self.blob_config, self.transform
         radius, h = self.kinds[k].radius, self.kinds[k].height
@@ -908,6 +909,28 @@ class Detector:
             key = (sum(n[0].area_mm2 for n in named), max((n[3] for n in named), default=0.0))
             if named and key > best_key:
                 best, best_key = named, key
+        if not best and bc.carve_peel > 0:
+            # no token: the parts outside the figure placed by its base found without them that are a
+            # figure of its kind (at least carve_peel of one's silhouette) are other figures standing
+            # beside it: peeled off, each cut as split_figures cuts a figure's blob
+            peel = []
+            for t in tries[0]:
+                row = Q[part_key(t)]
+                tc = str(cls[int(row.argmax())])
+                if kind_of(self.game, tc, self.kinds) != k or row.max() < bc.min_conf:
+                    continue
+                one = figure_area_px(T, T.image_to_mat(np.array([t.centre], float), h / 2.0)[0], radius, h)
+                if np.isfinite(one) and t.region.sum() >= bc.carve_peel * one:
+                    peel.append((t, float(row.max())))
+            if not peel:
+                return p, base, []
+            figures = []
+            for t, pr in peel:
+                for q in (split_figures(t, T, radius, h, bc.figure_split, extent_ratio=bc.figure_split_extent)
+                          if bc.figure_split > 0 else [t]):
+                    figures.append((q, k, k, pr, figure_base(q, T, r, h)))
+            own = remove_parts(p, [t for t, _ in peel])
+            return own, figure_base(own, T, r, h), figures
         if not best:
             return p, base, []
         tokens = [(t, tk, tc, pr, T.image_to_mat(np.array([t.centre], float), self.kinds[tk].height / 2.0)[0])

@@ -283,6 +283,7 @@ def test_a_racer_the_mask_holds_in_pieces_is_one_racer_not_tokens():
     assert not near, (near, list(obs.kind), obs.xy)
     assert _found(obs, "racer", at) < 7.5, (list(obs.kind), obs.xy)
     # the pieces joined again (blobs.regroup_reach) make the racer
+    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
     det.blob_config = dataclasses.replace(det.blob_config, regroup_reach=0.0)
     assert _found(det(fr.image), "racer", at) > 7.5
 
@@ -298,3 +299,23 @@ def test_a_part_cut_off_a_blob_of_two_racers_is_not_reported_as_a_token():
     for r in ("racer-1", "racer-2", "racer-3"):
         assert _found(obs, "racer", truth[r]["xy"]) < 7.5, (r, list(obs.kind), obs.xy)
     assert _found(obs, "dodo", truth["racer-1"]["xy"]) > 20.0, (list(obs.kind), obs.xy)
+
+
+@needs_model
+def test_racers_beside_a_racer_in_its_blob_are_peeled_off_and_found():
+    import dataclasses
+
+    # seed 2 frame 52 of the vision bench (framed): racers 2, 4 and 3 stand in a row on neighbouring
+    # hexes and make one blob, which its area and length count as two racers; placed by its base,
+    # racer 2 leaves a part named racer: the two others, peeled off and cut in two
+    fr = _bench_frame(2, 52, "framed")
+    truth = {t["id"]: t for t in fr.truth}
+    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
+    obs = det(fr.image)
+    for r in ("racer-1", "racer-2", "racer-3", "racer-4"):
+        assert _found(obs, "racer", truth[r]["xy"]) < 7.5, (r, list(obs.kind), obs.xy)
+    assert list(obs.kind).count("racer") == 4, list(obs.kind)
+    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
+    det.blob_config = dataclasses.replace(det.blob_config, carve_peel=0.0)  # a new detector: nothing reused
+    obs = det(fr.image)
+    assert max(_found(obs, "racer", truth[r]["xy"]) for r in ("racer-3", "racer-4")) > 7.5

@@ -135,12 +135,14 @@ def render_with_empty(board, scene, camera, style, iseed: int, fi: int):
     return res, empty
 
 
-def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 480), suites=SUITES, progress=None):
-    """Yield ``n`` :class:`BenchFrame` (scene i of suite i mod len(suites), its last or a random frame)."""
+def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 480), suites=SUITES, progress=None,
+                 start: int = 0):
+    """Yield ``n`` :class:`BenchFrame` (scene i of suite i mod len(suites), its last or a random frame),
+    from frame ``start`` on (each frame is drawn from its own index: the same frames as from 0)."""
     from sim.camera import CameraRanges, random_camera
     from sim.style import random_style
 
-    for i in range(n):
+    for i in range(start, start + n):
         suite = suites[i % len(suites)]
         scn, board, iseed, rng, fi = suite_frame(suites, i, seed, "bench-vision")
         scene = scn.run.frames[fi]
@@ -159,7 +161,7 @@ def bench_frames(n: int, view: str = FRAMED, seed: int = BENCH_SEED, size=(640, 
         T = camera.transform()
         mmpp = float(T.mm_per_px(np.array([[board.length_mm / 2, board.width_mm / 2]]))[0])
         if progress:
-            progress(i + 1, n)
+            progress(i - start + 1, n)
         yield BenchFrame(res.image, empty, T, board, truth, suite, mmpp, dict(camera.params))
 
 

@@ -72,6 +72,7 @@ class BlobConfig:
     figure_split_extent: float = 0.0
     absorb_share: float = 0.0
     resplit_ratio: float = 0.0
+    regroup_reach: float = 0.0
     absorb_margin_mm: float = 2.0
     dark_floor: float = 0.5
     texture_low: float = 0.0
@@ -81,6 +82,7 @@ class BlobConfig:
     carve_min_mm2: float = 0.0
     carve_conf: float = 0.5
     carve_top: float = 0.6
+    carve_peel: float = 0.0
     behind_core: float = 0.0
     behind_margin_mm: float = 10.0
     figure_base_fraction: float = 0.75
@@ -447,6 +449,91 @@ def resplit(props: list, P: np.ndarray, classes, transform, radius: float, heigh
             out.append(p)
             rows.append(P[i])
     return out, np.array(rows).reshape(-1, P.shape[1])
+
+
+def _reach_px(transform, centre_px, radius: float, height: float) -> float:
+    """Image px: the longest span of one standing figure's silhouette (footprint ``radius``,
+    ``height`` mm) standing under ``centre_px`` (its centre half way up); nan off the plane."""
+    xy = transform.image_to_mat(np.array([centre_px], float), height / 2.0)[0]
+    hull = figure_outline_px(transform, xy, radius, height)
+    if not np.isfinite(hull).all():
+        return float("nan")
+    return float(np.max(np.linalg.norm(hull[:, None, :] - hull[None, :, :], axis=2)))
+
+
+def regroup(props: list, P: np.ndarray, classes, transform, radius: float, height: float, config: BlobConfig,
+            classify, most: int = 4) -> tuple[list, np.ndarray, set]:
+    """Proposals that are fragments of one standing figure joined again. The mask often holds a
+    figure in pieces (its grey base or a body of the hex's colour passes for shadow, or a hand's
+    margin cuts through it), and a piece alone is named a token; a token lies flat and whole. So
+    proposals not named a figure or a card (a token or ``nothing``; not two ``nothing``) whose centres
+    lie within ``regroup_reach`` times one figure's silhouette (its longest span where they stand) of
+    each other are joined in groups, and the unions that count as one figure (:func:`figure_count`
+    by area and length) classified (``classify``: parts → (n, k) probabilities); a union named a
+    figure at ``min_conf``, and more surely than each of its members is named anything, replaces its
+    members (the surest first, members used once; a group of more than ``most`` is left alone).
+    Returns the proposals, their probabilities (rows of ``P``, ``classes``) and the indices of the
+    unions among them."""
+    import itertools
+
+    cls = list(classes)
+    figure = np.array([c in FIGURE_CLASSES for c in cls], bool)
+    n = len(props)
+    if config.regroup_reach <= 0 or n < 2 or not figure.any():
+        return props, P, set()
+    best = P.argmax(1)
+    name = [cls[int(b)] for b in best]
+    cand = [i for i in range(n) if not figure[best[i]] and name[i] != "card"]
+    links = {i: set() for i in cand}
+    for a, b in itertools.combinations(cand, 2):
+        if name[a] == "nothing" and name[b] == "nothing":
+            continue
+        ca, cb = np.asarray(props[a].centre, float), np.asarray(props[b].centre, float)
+        reach = _reach_px(transform, 0.5 * (ca + cb), radius, height)
+        if np.isfinite(reach) and float(np.hypot(*(ca - cb))) <= config.regroup_reach * reach:
+            links[a].add(b)
+            links[b].add(a)
+    groups, seen = [], set()
+    for i in cand:  # the linked groups (connected components)
+        if i in seen or not links[i]:
+            continue
+        comp, todo = set(), [i]
+        while todo:
+            j = todo.pop()
+            if j not in comp:
+                comp.add(j)
+                todo.extend(links[j] - comp)
+        seen |= comp
+        if len(comp) <= most:
+            groups.append(sorted(comp))
+    tries = []
+    for comp in groups:
+        for k in range(len(comp), 1, -1):
+            for sub in itertools.combinations(comp, k):
+                if all(name[j] == "nothing" for j in sub):
+                    continue
+                u = merge_proposals([props[j] for j in sub])
+                if figure_count(u, transform, radius, height, config.figure_split, config.figure_split_extent) == 1:
+                    tries.append((sub, u))
+    if not tries:
+        return props, P, set()
+    Q = classify([u for _, u in tries])
+    f = np.where(figure[None, :], Q, 0.0).max(1)
+    used, unions = set(), []
+    for t in np.argsort(-f, kind="stable"):
+        sub, u = tries[int(t)]
+        if used & set(sub) or not figure[int(Q[t].argmax())] or Q[t].max() < config.min_conf:
+            continue
+        if Q[t].max() <= max(float(P[j].max()) for j in sub):
+            continue
+        used |= set(sub)
+        unions.append((u, Q[t]))
+    if not unions:
+        return props, P, set()
+    keep = [i for i in range(n) if i not in used]
+    out = [props[i] for i in keep] + [u for u, _ in unions]
+    rows = [P[i] for i in keep] + [q for _, q in unions]
+    return out, np.array(rows).reshape(-1, P.shape[1]), set(range(len(keep), len(out)))
 
 
 def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transform, config: BlobConfig,

@@ -798,7 +798,8 @@ class Detector:
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, behind_figures, figure_base, kind_of,
-                                  proposal_crops, proposals, resplit, round_crops, round_silhouettes, split_figures)
+                                  proposal_crops, proposals, regroup, resplit, round_crops, round_silhouettes,
+                                  split_figures)
 
         bc = self.blob_config
         model = self.blob_model
@@ -829,6 +830,12 @@ class Detector:
                                self.kinds["racer"].height, bc, lambda parts: self._blob_probs(
                                    proposal_crops(frame, self.transform, parts, bc),
                                    np.array([q.centre for q in parts], float), None))
+        joined = set()
+        if bc.regroup_reach > 0 and "racer" in self.blob_kinds:  # a racer the mask holds in pieces, each named a token
+            props, P, joined = regroup(props, P, model.classes, self.transform, self.kinds["racer"].radius,
+                                       self.kinds["racer"].height, bc, lambda parts: self._blob_probs(
+                                           proposal_crops(frame, self.transform, parts, bc),
+                                           np.array([q.centre for q in parts], float), None))
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
         xy, kinds, conf, sig, found, carved = [], [], [], [], [], set()
@@ -839,11 +846,14 @@ class Detector:
                 continue
             h = self.kinds[k].height
             base = None
-            if c == "racer" and bc.carve_min_mm2 > 0 and bc.figure_base:  # a token lying against it
-                p, base = self._carve(frame, p, k, cache, xy, kinds, conf, sig, found, carved)
+            cut = set()
+            if c == "racer" and bc.carve_min_mm2 > 0 and bc.figure_base and i not in joined:  # a token lying against it
+                p, base = self._carve(frame, p, k, cache, xy, kinds, conf, sig, found, cut)
             parts = split_figures(p, self.transform, self.kinds[k].radius, h, bc.figure_split,
                                   extent_ratio=bc.figure_split_extent) \
                 if c in FIGURE_CLASSES and bc.figure_split > 0 else [p]
+            if len(parts) == 1:  # the cut assumed one figure: of several, a part cut off may be another's
+                carved |= cut
             for q in parts:
                 if len(parts) > 1:
                     base = None
@@ -909,9 +919,10 @@ class Detector:
 
     def _carve_fresh(self, frame, p, k: str, cache) -> tuple:
         """:meth:`_carve` computed: (the figure's proposal without the tokens, its base, the tokens
-        as (proposal, kind, class, confidence, mat mm position))."""
-        from vision.blobs import (FIGURE_CLASSES, carve_tries, figure_base, kind_of, part_key, proposal_crops, remove_parts,
-                                  unique_parts)
+        as (proposal, kind, class, confidence, mat mm position)); with no token, the figures of its
+        kind beside it (``carve_peel``) in the place of the tokens."""
+        from vision.blobs import (FIGURE_CLASSES, carve_tries, figure_area_px, figure_base, kind_of, part_key, proposal_crops,
+                                  remove_parts, split_figures, unique_parts)
 
         bc, T = self.blob_config, self.transform
         radius, h = self.kinds[k].radius, self.kinds[k].height
@@ -940,6 +951,28 @@ class Detector:
             key = (sum(n[0].area_mm2 for n in named), max((n[3] for n in named), default=0.0))
             if named and key > best_key:
                 best, best_key = named, key
+        if not best and bc.carve_peel > 0:
+            # no token: the parts outside the figure placed by its base found without them that are a
+            # figure of its kind (at least carve_peel of one's silhouette) are other figures standing
+            # beside it: peeled off, each cut as split_figures cuts a figure's blob
+            peel = []
+            for t in tries[0]:
+                row = Q[part_key(t)]
+                tc = str(cls[int(row.argmax())])
+                if kind_of(self.game, tc, self.kinds) != k or row.max() < bc.min_conf:
+                    continue
+                one = figure_area_px(T, T.image_to_mat(np.array([t.centre], float), h / 2.0)[0], radius, h)
+                if np.isfinite(one) and t.region.sum() >= bc.carve_peel * one:
+                    peel.append((t, float(row.max())))
+            if not peel:
+                return p, base, []
+            figures = []
+            for t, pr in peel:
+                for q in (split_figures(t, T, radius, h, bc.figure_split, extent_ratio=bc.figure_split_extent)
+                          if bc.figure_split > 0 else [t]):
+                    figures.append((q, k, k, pr, figure_base(q, T, r, h)))
+            own = remove_parts(p, [t for t, _ in peel])
+            return own, figure_base(own, T, r, h), figures
         if not best:
             return p, base, []
         tokens = [(t, tk, tc, pr, T.image_to_mat(np.array([t.centre], float), self.kinds[tk].height / 2.0)[0])

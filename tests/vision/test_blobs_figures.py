@@ -205,3 +205,51 @@ def test_the_training_crops_hold_the_parts_cut_off_a_racer():
     assert len({(q.box, round(q.area_mm2, 3)) for q in parts}) == len(parts)  # each part once
     assert carve_parts(_proposal(racer), T, R, H, config) == []
     assert carve_parts(_proposal(racer | token), T, R, H, BlobConfig(carve_min_mm2=0.0)) == []
+
+
+def test_a_figure_held_in_pieces_each_named_a_token_is_joined_again():
+    from vision.blobs import CLASSES, regroup
+
+    T = _Tilted()
+    k = len(CLASSES)
+    whole = _silhouette((100.0, 100.0))
+    ys = np.nonzero(whole)[0]
+    mid = int(0.5 * (ys.min() + ys.max()))
+    low, high = whole.copy(), whole.copy()
+    low[: mid + 2] = False  # a band across the body lost (taken for shadow): two pieces
+    high[mid - 2:] = False
+    far = _silhouette((300.0, 100.0), lower=0.4)  # a token-like piece three figures away
+    props = [_proposal(low), _proposal(high), _proposal(far)]
+    P = np.zeros((3, k))
+    P[0, CLASSES.index("meteorite")], P[0, CLASSES.index("nothing")] = 0.75, 0.25
+    P[1, CLASSES.index("dodo-egg")], P[1, CLASSES.index("nothing")] = 0.5, 0.5
+    P[2, CLASSES.index("dodo-egg")] = 1.0
+    calls = []
+
+    def named(racer):
+        def classify(parts):
+            calls.append(len(parts))
+            Q = np.zeros((len(parts), k))
+            Q[:, CLASSES.index("racer")] = racer
+            Q[:, CLASSES.index("nothing")] = 1.0 - racer
+            return Q
+        return classify
+
+    config = BlobConfig(regroup_reach=1.0, figure_split=1.15, figure_split_extent=1.2, min_conf=0.4)
+    out, Q, joined = regroup(props, P, CLASSES, T, R, H, config, named(0.9))
+    assert calls == [1]  # the far piece is not linked to either
+    assert len(out) == 2 and joined == {1} and out[0] is props[2]
+    assert int(out[1].region.sum()) == int(low.sum() + high.sum())
+    assert Q[1, CLASSES.index("racer")] == 0.9 and Q[0, CLASSES.index("dodo-egg")] == 1.0
+    # the union named a figure less surely than a piece is named a token: the pieces stay
+    out, Q, joined = regroup(props, P, CLASSES, T, R, H, config, named(0.7))
+    assert out == props and np.array_equal(Q, P) and joined == set()
+    # off (0): nothing is joined, nothing classified
+    calls.clear()
+    out, _, _ = regroup(props, P, CLASSES, T, R, H, BlobConfig(regroup_reach=0.0), named(0.9))
+    assert out == props and calls == []
+    # pieces of two figures side by side: their union counts as two figures, it is not tried
+    two = [_proposal(_silhouette((100.0, 100.0), lower=0.5)), _proposal(_silhouette((100.0 + 2 * R + 1.0, 100.0), lower=0.5))]
+    calls.clear()
+    out, _, _ = regroup(two, P[:2], CLASSES, T, R, H, config, named(0.9))
+    assert out == two and calls == []

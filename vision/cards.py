@@ -303,19 +303,26 @@ def refine_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float 
 
 
 def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float) -> float:
-    """How card-like the inside of ``quad`` is: mostly white card stock (bright, unsaturated) and
-    brighter than its surround."""
+    """How card-like ``quad`` is: its margin (a band just inside its edge, where a card is plain card
+    stock whatever is printed in the middle: pips, a court picture) is white (bright, unsaturated)
+    and brighter than its surround."""
     import cv2
 
+    q = np.round(quad).astype(np.int32)
     mask = np.zeros(grey.shape, np.uint8)
-    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
-    inner = cv2.erode(mask, np.ones((5, 5), np.uint8))
+    cv2.fillConvexPoly(mask, q, 255)
+    edges = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
+    short = float(min(edges[0] + edges[2], edges[1] + edges[3])) / 2
+    k_in = max(3, int(round(0.03 * short)) | 1)
+    k_margin = max(k_in + 4, int(round(0.2 * short)) | 1)
+    outer = cv2.erode(mask, np.ones((k_in, k_in), np.uint8))
+    band = outer & ~cv2.erode(mask, np.ones((k_margin, k_margin), np.uint8))
     ring = cv2.dilate(mask, np.ones((9, 9), np.uint8)) & ~mask
-    if inner.sum() == 0 or ring.sum() == 0:
+    if band.sum() == 0 or ring.sum() == 0:
         return 0.0
-    v, s = hsv[:, :, 2][inner > 0].astype(np.float32), hsv[:, :, 1][inner > 0].astype(np.float32)
+    v, s = hsv[:, :, 2][band > 0].astype(np.float32), hsv[:, :, 1][band > 0].astype(np.float32)
     white = float(((v >= white_v) & (s < 70)).mean())
-    v_in = np.median(grey[inner > 0]) / 255.0
+    v_in = np.median(grey[band > 0]) / 255.0
     v_out = np.median(grey[ring > 0]) / 255.0
     contrast = float(np.clip((v_in - v_out) * 4.0, 0, 1))
     return float(np.clip(0.6 * white + 0.4 * contrast, 0, 1))
@@ -349,8 +356,9 @@ def _nms(quads: np.ndarray, scores: np.ndarray, fills: np.ndarray, iou: float) -
             continue
         keep.append(i)
         suppressed |= ious[i] > iou
-        # a candidate inside a kept card (a court card's picture frame) is not another card
-        inside = np.array([areas[j] > 0.25 * areas[i] and _inside(quads[j], quads[i]) for j in range(len(quads))])
+        # a candidate inside a kept card (a court card's picture frame, a pip) is not another card:
+        # cards are all of a size, so one never lies wholly inside another
+        inside = np.array([areas[j] < areas[i] and _inside(quads[j], quads[i]) for j in range(len(quads))])
         suppressed |= inside
     return np.array(keep, dtype=np.int64)
 

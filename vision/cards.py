@@ -30,7 +30,8 @@ class CardFinderConfig:
     quad area; ``max_side`` the longest image side the finder works at (bigger photos are shrunk);
     ``nms_iou`` above which two candidates are the same card; ``min_score`` the least card-likeness
     (0.6 × the fraction of white card stock inside + 0.4 × the contrast with the surround);
-    ``min_ink`` the least printed fraction of the inside (blank paper is not a card)."""
+    ``min_ink`` the least printed fraction of the inside (blank paper is not a card);
+    ``min_corner_deg`` how far from square (90 ± 45°) a corner may look in perspective."""
 
     min_area: float = 0.004
     max_area: float = 0.5
@@ -41,6 +42,7 @@ class CardFinderConfig:
     min_score: float = 0.45
     min_ink: float = 0.01
     open_px: tuple = (9, 17)
+    min_corner_deg: float = 45.0
 
 
 def order_clockwise(quad_px) -> np.ndarray:
@@ -179,8 +181,21 @@ def _candidates(binary: np.ndarray, cfg: CardFinderConfig, img_area: float) -> l
         long_, short = max(edges[0] + edges[2], edges[1] + edges[3]), min(edges[0] + edges[2], edges[1] + edges[3])
         if short <= 0 or not (cfg.aspect[0] <= long_ / short <= cfg.aspect[1]):
             continue
+        # a rectangle in perspective keeps its corners near square: a quad with a corner near 180°
+        # is a triangle (a corner of the table, two cards' hull) and not a card
+        if _min_corner_deg(q) < cfg.min_corner_deg:
+            continue
         out.append((q, area / qa))
     return out
+
+
+def _min_corner_deg(q: np.ndarray) -> float:
+    """The smallest interior angle of a convex quad's corners (the largest is 360 minus the others)."""
+    a = np.roll(q, 1, 0) - q
+    b = np.roll(q, -1, 0) - q
+    cos = (a * b).sum(1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-9)
+    ang = np.degrees(np.arccos(np.clip(cos, -1, 1)))
+    return float(min(ang.min(), 180.0 - ang.max()))
 
 
 def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -217,6 +232,10 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     cnts, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, cnts, -1, 255, -1)
     masks.append(filled)
+    # cards that touch or overlap make one light region; the edge of the card on top runs through
+    # it: cut the light regions along the image's edges so that each card is a region of its own
+    for m in (otsu, white):
+        masks.append(cv2.morphologyEx(m & ~edges, cv2.MORPH_OPEN, k3))
     cands = []
     for m in masks:
         cands.extend(_candidates(m, cfg, area))

@@ -3,9 +3,12 @@
 ``find_card_quads(image)`` is the classical finder, with no board and no model, so it works on any
 photo: a card is a bright, nearly uniform, convex quadrilateral with the proportions of a card. It
 segments light, low-saturation regions (Otsu on a blurred grey image and an adaptive threshold for
-uneven light) and edges (Canny, closed), takes the outer contours, simplifies each
-(``approxPolyDP``, else ``minAreaRect``), and keeps quads whose area, convexity, fill and aspect
-ratio fit a card; overlapping candidates are merged by non-maximum suppression on quad IoU.
+uneven light) and edges (Canny, closed), and the light regions cut along the edges (so that
+touching cards come apart), takes the outer contours, simplifies each (``approxPolyDP``, else
+``minAreaRect``), and keeps quads whose area, convexity, fill, aspect ratio and corners (near
+square) fit a card and whose margin (the band just inside the edge) is white card stock brighter
+than the surround; overlapping candidates are merged by non-maximum suppression on quad IoU, and a
+candidate inside a kept card is dropped.
 
 ``rectify_card(image, quad_px, size)`` warps a card's quad to a canonical upright crop: portrait
 (the short edge on top), corners ordered clockwise as seen in the image; the remaining 180°

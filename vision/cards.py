@@ -255,7 +255,8 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     quads = np.array([c[0] for c in cands])
     fills = np.array([c[1] for c in cands])
     white_v = 0.7 * float(np.percentile(hsv[:, :, 2], 99.5))
-    scores = np.array([_score(grey, hsv, q, white_v) for q in quads])
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    scores = np.array([_score(grey, hsv, q, white_v, lab) for q in quads])
     ink = np.array([_ink(hsv, q, white_v) for q in quads])
     keep = (scores >= cfg.min_score) & (ink >= cfg.min_ink)
     quads, scores, fills = quads[keep], scores[keep], fills[keep]
@@ -324,10 +325,11 @@ def refine_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float 
     return out
 
 
-def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float) -> float:
+def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float, lab: np.ndarray | None = None) -> float:
     """How card-like ``quad`` is: its margin (a band just inside its edge, where a card is plain card
     stock whatever is printed in the middle: pips, a court picture) is white (bright, unsaturated)
-    and brighter than its surround."""
+    and stands out from its surround: brighter, or (on a light table) of another colour than the
+    table (``lab``: the image in CIE Lab; None: brightness only)."""
     import cv2
 
     q = np.round(quad).astype(np.int32)
@@ -347,6 +349,10 @@ def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float) 
     v_in = np.median(grey[band > 0]) / 255.0
     v_out = np.median(grey[ring > 0]) / 255.0
     contrast = float(np.clip((v_in - v_out) * 4.0, 0, 1))
+    if lab is not None:
+        ab_in = np.median(lab[:, :, 1:][band > 0].astype(np.float32), axis=0)
+        ab_out = np.median(lab[:, :, 1:][ring > 0].astype(np.float32), axis=0)
+        contrast = max(contrast, float(np.clip(np.linalg.norm(ab_in - ab_out) / 15.0, 0, 1)))
     return float(np.clip(0.6 * white + 0.4 * contrast, 0, 1))
 
 
@@ -371,22 +377,26 @@ def _nms(quads: np.ndarray, scores: np.ndarray, fills: np.ndarray, iou: float) -
     areas = quad_area(quads)
     order = np.lexsort((np.round(np.abs(1.0 - fills), 3), -np.round(scores, 1)))
     ious = quad_iou_batch(quads, quads)
+    inter = ious * (areas[:, None] + areas[None, :]) / (1.0 + ious)
+    within = inter / np.maximum(areas[None, :], 1e-9)  # [i, j]: the fraction of j inside i
+    n = len(quads)
+    suppressed = np.zeros(n, bool)
+    # a quad that two card quads lying apart fill is those two cards (touching cards seen as one)
+    for i in range(n):
+        js = np.where((within[i] >= 0.8) & (areas <= 0.85 * areas[i]) & (np.arange(n) != i))[0]
+        for x in range(len(js)):
+            j, k = js[x], js[x + 1:]
+            both = (ious[j, k] < 0.3) & (areas[j] + areas[k] - inter[j, k] >= 0.7 * areas[i])
+            if both.any():
+                suppressed[i] = True
+                break
     keep = []
-    suppressed = np.zeros(len(quads), bool)
     for i in order:
         if suppressed[i]:
             continue
         keep.append(i)
         suppressed |= ious[i] > iou
-        # a candidate inside a kept card (a court card's picture frame, a pip) is not another card:
-        # cards are all of a size, so one never lies wholly inside another
-        inside = np.array([areas[j] < areas[i] and _inside(quads[j], quads[i]) for j in range(len(quads))])
-        suppressed |= inside
+        # a candidate (mostly) inside a kept card (a court card's picture frame, a pip) is not
+        # another card: cards are all of a size, so one never lies wholly inside another
+        suppressed |= (within[i] >= 0.8) & (areas < areas[i])
     return np.array(keep, dtype=np.int64)
-
-
-def _inside(inner: np.ndarray, outer: np.ndarray) -> bool:
-    import cv2
-
-    o = outer.astype(np.float32).reshape(-1, 1, 2)
-    return all(cv2.pointPolygonTest(o, (float(x), float(y)), False) >= 0 for x, y in inner)

@@ -6,9 +6,11 @@ segments light, low-saturation regions (Otsu on a blurred grey image and an adap
 uneven light) and edges (Canny, closed), and the light regions cut along the edges (so that
 touching cards come apart), takes the outer contours, simplifies each (``approxPolyDP``, else
 ``minAreaRect``), and keeps quads whose area, convexity, fill, aspect ratio and corners (near
-square) fit a card and whose margin (the band just inside the edge) is white card stock brighter
-than the surround; overlapping candidates are merged by non-maximum suppression on quad IoU, and a
-candidate inside a kept card is dropped.
+square) fit a card and whose margin (the band just inside the edge) is mostly white card stock
+that stands out from the surround; overlapping candidates are merged by non-maximum suppression on
+quad IoU, a quad that two card quads lying apart fill is dropped for them (touching cards), a
+candidate inside a kept card is dropped, and so is one far smaller than a more card-like find (the
+cards of one photo are of a size).
 
 ``rectify_card(image, quad_px, size)`` warps a card's quad to a canonical upright crop: portrait
 (the short edge on top), corners ordered clockwise as seen in the image; the remaining 180°
@@ -34,7 +36,9 @@ class CardFinderConfig:
     ``nms_iou`` above which two candidates are the same card; ``min_score`` the least card-likeness
     (0.6 × the fraction of white card stock inside + 0.4 × the contrast with the surround);
     ``min_ink`` the least printed fraction of the inside (blank paper is not a card);
-    ``min_corner_deg`` how far from square (90 ± 45°) a corner may look in perspective."""
+    ``min_corner_deg`` how far from square (90 ± 45°) a corner may look in perspective;
+    ``min_margin_white`` the least white fraction of the margin (a card's plain border);
+    ``max_size_ratio`` how much bigger (area) a more card-like find may be than a card of the same photo."""
 
     min_area: float = 0.004
     max_area: float = 0.5
@@ -46,6 +50,8 @@ class CardFinderConfig:
     min_ink: float = 0.01
     open_px: tuple = (9, 17)
     min_corner_deg: float = 45.0
+    min_margin_white: float = 0.5
+    max_size_ratio: float = 4.0
 
 
 def order_clockwise(quad_px) -> np.ndarray:
@@ -256,12 +262,16 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     fills = np.array([c[1] for c in cands])
     white_v = 0.7 * float(np.percentile(hsv[:, :, 2], 99.5))
     lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
-    scores = np.array([_score(grey, hsv, q, white_v, lab) for q in quads])
+    scores = np.array([_score(grey, hsv, q, white_v, lab, cfg.min_margin_white) for q in quads])
     ink = np.array([_ink(hsv, q, white_v) for q in quads])
     keep = (scores >= cfg.min_score) & (ink >= cfg.min_ink)
     quads, scores, fills = quads[keep], scores[keep], fills[keep]
     order = _nms(quads, scores, fills, cfg.nms_iou)
     quads, scores = quads[order], scores[order]
+    # cards in one photo are of a size: a speck far smaller than a more card-like find is not one
+    areas = quad_area(quads)
+    small = np.array([bool(((scores >= scores[i]) & (areas > cfg.max_size_ratio * areas[i])).any()) for i in range(len(quads))], bool)
+    quads, scores = quads[~small], scores[~small]
     gx = cv2.Sobel(blur.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(blur.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
     quads = np.array([refine_quad(gx, gy, refine_quad(gx, gy, q)) for q in quads]).reshape(-1, 4, 2)
@@ -325,11 +335,13 @@ def refine_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float 
     return out
 
 
-def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float, lab: np.ndarray | None = None) -> float:
+def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float, lab: np.ndarray | None = None,
+           min_white: float = 0.0) -> float:
     """How card-like ``quad`` is: its margin (a band just inside its edge, where a card is plain card
     stock whatever is printed in the middle: pips, a court picture) is white (bright, unsaturated)
     and stands out from its surround: brighter, or (on a light table) of another colour than the
-    table (``lab``: the image in CIE Lab; None: brightness only)."""
+    table (``lab``: the image in CIE Lab; None: brightness only). 0 when less than ``min_white`` of
+    the margin is white."""
     import cv2
 
     q = np.round(quad).astype(np.int32)
@@ -353,6 +365,8 @@ def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float, 
         ab_in = np.median(lab[:, :, 1:][band > 0].astype(np.float32), axis=0)
         ab_out = np.median(lab[:, :, 1:][ring > 0].astype(np.float32), axis=0)
         contrast = max(contrast, float(np.clip(np.linalg.norm(ab_in - ab_out) / 15.0, 0, 1)))
+    if white < min_white:
+        return 0.0  # printed or coloured to its edge: a flyer, a box, a book's page, not a card
     return float(np.clip(0.6 * white + 0.4 * contrast, 0, 1))
 
 

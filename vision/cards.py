@@ -3,9 +3,14 @@
 ``find_card_quads(image)`` is the classical finder, with no board and no model, so it works on any
 photo: a card is a bright, nearly uniform, convex quadrilateral with the proportions of a card. It
 segments light, low-saturation regions (Otsu on a blurred grey image and an adaptive threshold for
-uneven light) and edges (Canny, closed), takes the outer contours, simplifies each
-(``approxPolyDP``, else ``minAreaRect``), and keeps quads whose area, convexity, fill and aspect
-ratio fit a card; overlapping candidates are merged by non-maximum suppression on quad IoU.
+uneven light) and edges (Canny, closed), and the light regions cut along the edges (so that
+touching cards come apart), takes the outer contours, simplifies each (``approxPolyDP``, else
+``minAreaRect``), and keeps quads whose area, convexity, fill, aspect ratio and corners (near
+square) fit a card and whose margin (the band just inside the edge) is mostly white card stock
+that stands out from the surround; overlapping candidates are merged by non-maximum suppression on
+quad IoU, a quad that two card quads lying apart fill is dropped for them (touching cards), a
+candidate inside a kept card is dropped, and so is one far smaller than a more card-like find (the
+cards of one photo are of a size).
 
 ``rectify_card(image, quad_px, size)`` warps a card's quad to a canonical upright crop: portrait
 (the short edge on top), corners ordered clockwise as seen in the image; the remaining 180°
@@ -30,7 +35,10 @@ class CardFinderConfig:
     quad area; ``max_side`` the longest image side the finder works at (bigger photos are shrunk);
     ``nms_iou`` above which two candidates are the same card; ``min_score`` the least card-likeness
     (0.6 × the fraction of white card stock inside + 0.4 × the contrast with the surround);
-    ``min_ink`` the least printed fraction of the inside (blank paper is not a card)."""
+    ``min_ink`` the least printed fraction of the inside (blank paper is not a card);
+    ``min_corner_deg`` how far from square (90 ± 45°) a corner may look in perspective;
+    ``min_margin_white`` the least white fraction of the margin (a card's plain border);
+    ``max_size_ratio`` how much bigger (area) a more card-like find may be than a card of the same photo."""
 
     min_area: float = 0.004
     max_area: float = 0.5
@@ -41,6 +49,9 @@ class CardFinderConfig:
     min_score: float = 0.45
     min_ink: float = 0.01
     open_px: tuple = (9, 17)
+    min_corner_deg: float = 45.0
+    min_margin_white: float = 0.5
+    max_size_ratio: float = 4.0
 
 
 def order_clockwise(quad_px) -> np.ndarray:
@@ -179,8 +190,21 @@ def _candidates(binary: np.ndarray, cfg: CardFinderConfig, img_area: float) -> l
         long_, short = max(edges[0] + edges[2], edges[1] + edges[3]), min(edges[0] + edges[2], edges[1] + edges[3])
         if short <= 0 or not (cfg.aspect[0] <= long_ / short <= cfg.aspect[1]):
             continue
+        # a rectangle in perspective keeps its corners near square: a quad with a corner near 180°
+        # is a triangle (a corner of the table, two cards' hull) and not a card
+        if _min_corner_deg(q) < cfg.min_corner_deg:
+            continue
         out.append((q, area / qa))
     return out
+
+
+def _min_corner_deg(q: np.ndarray) -> float:
+    """The smallest interior angle of a convex quad's corners (the largest is 360 minus the others)."""
+    a = np.roll(q, 1, 0) - q
+    b = np.roll(q, -1, 0) - q
+    cos = (a * b).sum(1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-9)
+    ang = np.degrees(np.arccos(np.clip(cos, -1, 1)))
+    return float(min(ang.min(), 180.0 - ang.max()))
 
 
 def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -217,6 +241,10 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     cnts, _ = cv2.findContours(closed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     cv2.drawContours(filled, cnts, -1, 255, -1)
     masks.append(filled)
+    # cards that touch or overlap make one light region; the edge of the card on top runs through
+    # it: cut the light regions along the image's edges so that each card is a region of its own
+    for m in (otsu, white):
+        masks.append(cv2.morphologyEx(m & ~edges, cv2.MORPH_OPEN, k3))
     cands = []
     for m in masks:
         cands.extend(_candidates(m, cfg, area))
@@ -233,12 +261,17 @@ def find_card_quads(image: np.ndarray, config: CardFinderConfig | None = None) -
     quads = np.array([c[0] for c in cands])
     fills = np.array([c[1] for c in cands])
     white_v = 0.7 * float(np.percentile(hsv[:, :, 2], 99.5))
-    scores = np.array([_score(grey, hsv, q, white_v) for q in quads])
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2LAB)
+    scores = np.array([_score(grey, hsv, q, white_v, lab, cfg.min_margin_white) for q in quads])
     ink = np.array([_ink(hsv, q, white_v) for q in quads])
     keep = (scores >= cfg.min_score) & (ink >= cfg.min_ink)
     quads, scores, fills = quads[keep], scores[keep], fills[keep]
     order = _nms(quads, scores, fills, cfg.nms_iou)
     quads, scores = quads[order], scores[order]
+    # cards in one photo are of a size: a speck far smaller than a more card-like find is not one
+    areas = quad_area(quads)
+    small = np.array([bool(((scores >= scores[i]) & (areas > cfg.max_size_ratio * areas[i])).any()) for i in range(len(quads))], bool)
+    quads, scores = quads[~small], scores[~small]
     gx = cv2.Sobel(blur.astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(blur.astype(np.float32), cv2.CV_32F, 0, 1, ksize=3)
     quads = np.array([refine_quad(gx, gy, refine_quad(gx, gy, q)) for q in quads]).reshape(-1, 4, 2)
@@ -302,22 +335,38 @@ def refine_quad(gx: np.ndarray, gy: np.ndarray, quad: np.ndarray, search: float 
     return out
 
 
-def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float) -> float:
-    """How card-like the inside of ``quad`` is: mostly white card stock (bright, unsaturated) and
-    brighter than its surround."""
+def _score(grey: np.ndarray, hsv: np.ndarray, quad: np.ndarray, white_v: float, lab: np.ndarray | None = None,
+           min_white: float = 0.0) -> float:
+    """How card-like ``quad`` is: its margin (a band just inside its edge, where a card is plain card
+    stock whatever is printed in the middle: pips, a court picture) is white (bright, unsaturated)
+    and stands out from its surround: brighter, or (on a light table) of another colour than the
+    table (``lab``: the image in CIE Lab; None: brightness only). 0 when less than ``min_white`` of
+    the margin is white."""
     import cv2
 
+    q = np.round(quad).astype(np.int32)
     mask = np.zeros(grey.shape, np.uint8)
-    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
-    inner = cv2.erode(mask, np.ones((5, 5), np.uint8))
+    cv2.fillConvexPoly(mask, q, 255)
+    edges = np.linalg.norm(quad - np.roll(quad, -1, 0), axis=1)
+    short = float(min(edges[0] + edges[2], edges[1] + edges[3])) / 2
+    k_in = max(3, int(round(0.03 * short)) | 1)
+    k_margin = max(k_in + 4, int(round(0.2 * short)) | 1)
+    outer = cv2.erode(mask, np.ones((k_in, k_in), np.uint8))
+    band = outer & ~cv2.erode(mask, np.ones((k_margin, k_margin), np.uint8))
     ring = cv2.dilate(mask, np.ones((9, 9), np.uint8)) & ~mask
-    if inner.sum() == 0 or ring.sum() == 0:
+    if band.sum() == 0 or ring.sum() == 0:
         return 0.0
-    v, s = hsv[:, :, 2][inner > 0].astype(np.float32), hsv[:, :, 1][inner > 0].astype(np.float32)
+    v, s = hsv[:, :, 2][band > 0].astype(np.float32), hsv[:, :, 1][band > 0].astype(np.float32)
     white = float(((v >= white_v) & (s < 70)).mean())
-    v_in = np.median(grey[inner > 0]) / 255.0
+    v_in = np.median(grey[band > 0]) / 255.0
     v_out = np.median(grey[ring > 0]) / 255.0
     contrast = float(np.clip((v_in - v_out) * 4.0, 0, 1))
+    if lab is not None:
+        ab_in = np.median(lab[:, :, 1:][band > 0].astype(np.float32), axis=0)
+        ab_out = np.median(lab[:, :, 1:][ring > 0].astype(np.float32), axis=0)
+        contrast = max(contrast, float(np.clip(np.linalg.norm(ab_in - ab_out) / 15.0, 0, 1)))
+    if white < min_white:
+        return 0.0  # printed or coloured to its edge: a flyer, a box, a book's page, not a card
     return float(np.clip(0.6 * white + 0.4 * contrast, 0, 1))
 
 
@@ -342,21 +391,26 @@ def _nms(quads: np.ndarray, scores: np.ndarray, fills: np.ndarray, iou: float) -
     areas = quad_area(quads)
     order = np.lexsort((np.round(np.abs(1.0 - fills), 3), -np.round(scores, 1)))
     ious = quad_iou_batch(quads, quads)
+    inter = ious * (areas[:, None] + areas[None, :]) / (1.0 + ious)
+    within = inter / np.maximum(areas[None, :], 1e-9)  # [i, j]: the fraction of j inside i
+    n = len(quads)
+    suppressed = np.zeros(n, bool)
+    # a quad that two card quads lying apart fill is those two cards (touching cards seen as one)
+    for i in range(n):
+        js = np.where((within[i] >= 0.8) & (areas <= 0.85 * areas[i]) & (np.arange(n) != i))[0]
+        for x in range(len(js)):
+            j, k = js[x], js[x + 1:]
+            both = (ious[j, k] < 0.3) & (areas[j] + areas[k] - inter[j, k] >= 0.7 * areas[i])
+            if both.any():
+                suppressed[i] = True
+                break
     keep = []
-    suppressed = np.zeros(len(quads), bool)
     for i in order:
         if suppressed[i]:
             continue
         keep.append(i)
         suppressed |= ious[i] > iou
-        # a candidate inside a kept card (a court card's picture frame) is not another card
-        inside = np.array([areas[j] > 0.25 * areas[i] and _inside(quads[j], quads[i]) for j in range(len(quads))])
-        suppressed |= inside
+        # a candidate (mostly) inside a kept card (a court card's picture frame, a pip) is not
+        # another card: cards are all of a size, so one never lies wholly inside another
+        suppressed |= (within[i] >= 0.8) & (areas < areas[i])
     return np.array(keep, dtype=np.int64)
-
-
-def _inside(inner: np.ndarray, outer: np.ndarray) -> bool:
-    import cv2
-
-    o = outer.astype(np.float32).reshape(-1, 1, 2)
-    return all(cv2.pointPolygonTest(o, (float(x), float(y)), False) >= 0 for x, y in inner)

@@ -130,3 +130,73 @@ def test_card_quads_px_through_a_transform():
     assert q.shape == (1, 4, 2)
     assert np.allclose(quads_to_xyxy(q), [[200 - 63, 100 - 88, 200 + 63, 100 + 88]])
     assert card_quads_px(Scale(), np.zeros((0, 2)), [], np.zeros((0, 2))).shape == (0, 4, 2)
+
+
+def court_card_on_carpet(seed: int = 0, size=(640, 480)):
+    """A court card (a picture filling all but a plain white margin, with two light panels in it, as
+    a court card's two half-figures) turned on a light, speckled carpet; returns the image and the
+    card's true corners (4, 2) image px."""
+    rng = np.random.default_rng(seed)
+    art = np.full((CARD_H, CARD_W, 3), 245, np.uint8)
+    m = 14
+    cv2.rectangle(art, (m, m), (CARD_W - m, CARD_H - m), (40, 60, 190), -1)
+    for y0 in (m + 10, CARD_H // 2 + 6):
+        cv2.rectangle(art, (m + 10, y0), (CARD_W - m - 10, y0 + 56), (230, 235, 240), -1)
+        cv2.circle(art, (CARD_W // 2, y0 + 28), 16, (30, 170, 220), -1)
+    w, h = size
+    carpet = np.clip(rng.normal(170, 35, (h // 3, w // 3)), 0, 255).astype(np.float32)
+    carpet = cv2.resize(cv2.GaussianBlur(carpet, (0, 0), 0.8), (w, h), interpolation=cv2.INTER_LINEAR)
+    photo = np.clip(carpet[:, :, None] * np.float32([0.75, 0.9, 1.0]), 0, 255).astype(np.uint8)
+    src = np.float32([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]]) - 0.5
+    a = np.radians(12.0)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    local = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [CARD_W / 2, CARD_H / 2] * 1.3
+    dst = (local @ R.T + np.array([w / 2, h / 2])).astype(np.float32)
+    H = cv2.getPerspectiveTransform(src, dst)
+    warped = cv2.warpPerspective(art, H, (w, h), flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpPerspective(np.full((CARD_H, CARD_W), 255, np.uint8), H, (w, h)).astype(np.float32)[:, :, None] / 255
+    return (warped * alpha + photo * (1 - alpha)).astype(np.uint8), dst.astype(np.float64)
+
+
+def test_court_card_on_a_light_carpet_is_one_card():
+    # a card is known by its plain margin, whatever is printed inside it; the light panels of its
+    # picture are not cards of their own
+    img, true = court_card_on_carpet(seed=2)
+    quads, _ = find_card_quads(img)
+    assert len(quads) >= 1, "the court card is not found"
+    errs = [corner_error(q, true) for q in quads]
+    assert min(errs) < 3.0, f"corner error {min(errs):.2f} px"
+    assert len(quads) == 1, f"one card in the photo, found {len(quads)}"
+
+
+def two_cards_touching(size=(640, 480), seed=0):
+    """Two cards side by side, turned, their long edges touching (a faint shadow along the seam):
+    one light region. Returns the image and the two cards' true corners."""
+    w, h = size
+    photo = background(h, w, seed + 1).astype(np.float32)
+    s, a = 1.1, np.radians(8.0)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    ex = R @ np.array([CARD_W * s, 0.0])
+    src = np.float32([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]]) - 0.5
+    local = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * [CARD_W / 2, CARD_H / 2] * s
+    trues = []
+    for k, c in enumerate([np.array([w / 2, h / 2]) - ex / 2, np.array([w / 2, h / 2]) + ex / 2]):
+        dst = (local @ R.T + c).astype(np.float32)
+        H = cv2.getPerspectiveTransform(src, dst)
+        warped = cv2.warpPerspective(card_art(seed + k).astype(np.float32), H, (w, h), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpPerspective(np.full((CARD_H, CARD_W), 255, np.uint8), H, (w, h)).astype(np.float32)[:, :, None] / 255
+        photo = warped * alpha + photo * (1 - alpha)
+        trues.append(dst.astype(np.float64))
+    seam = np.zeros((h, w), np.uint8)
+    cv2.line(seam, tuple(int(v) for v in np.round(trues[0][1])), tuple(int(v) for v in np.round(trues[0][2])), 255, 2)
+    photo[seam > 0] *= 0.75
+    return np.clip(photo, 0, 255).astype(np.uint8), trues
+
+
+def test_two_touching_cards_are_two_cards_not_one():
+    # the quad round both is not a card: the two card quads inside it explain it
+    img, trues = two_cards_touching()
+    quads, _ = find_card_quads(img)
+    assert len(quads) == 2, f"two cards, found {len(quads)}"
+    for t in trues:
+        assert min(corner_error(q, t) for q in quads) < 4.0

@@ -34,7 +34,7 @@ class TrackerConfig:
     settle_s: float = 0.4
     velocity_window: int = 3
     history: int = 600
-    in_place_missed_s: float = 0.1
+    in_place_missed_s: float = 0.07
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "TrackerConfig":
@@ -155,9 +155,10 @@ class Tracker:
             # within the smaller of their radii (two pieces do not overlap by that much), another
             # piece; such a match costs ``gate_mm`` more, so a detection that agrees is preferred
             # wherever there is one. A track unseen for up to ``in_place_missed_s`` (its piece hidden
-            # for a frame or two: a token flying over it, in its shadow) keeps this match: no hand
-            # puts another piece down there so fast. (A track unseen longer, its piece lifted, gets
-            # no such match: another piece may be put down where it stood.) A track whose piece lay
+            # for a frame or two at 30 frames/s: a token flying over it, in its shadow) keeps this
+            # match. (A track unseen longer, its piece lifted, gets no such match: another piece may
+            # be put down where it stood; the simulated races lift one racer and put another down in
+            # its place three frames later, which 0.1 s took for the same piece.) A track whose piece lay
             # still is matched so at no cost beyond the distance: a piece at rest does not trade
             # places with another (two racers' identities were swapped, each "jumping" 43 mm, when
             # one's colour was misread in a flying log's shadow).

@@ -194,6 +194,14 @@ def test_a_piece_at_rest_hidden_a_frame_and_misread_after_keeps_its_identity():
     tracker.update(_coloured(6 / FPS, [(*black, "")]))  # the orange one hidden
     ids = tracker.update(_coloured(7 / FPS, [(*orange, "black"), (729.0, 210.0, "")])).track_id
     assert list(ids) == [a, b]
+    # a racer lifted (unseen three frames) and another put down where it stood is another piece
+    tracker = Tracker()
+    for k in range(6):
+        ids = tracker.update(_coloured(k / FPS, [(*orange, "orange"), (400.0, 100.0, "black")])).track_id.copy()
+    for k in range(6, 9):
+        tracker.update(_coloured(k / FPS, [(400.0, 100.0, "black")]))
+    got = tracker.update(_coloured(9 / FPS, [(orange[0] + 8.0, orange[1], "purple"), (400.0, 100.0, "black")])).track_id
+    assert got[0] != ids[0] and got[1] == ids[1]
     # a piece that was moving and is found where a piece of another colour lay is not taken for it
     tracker = Tracker()
     ids = tracker.update(_coloured(0.0, [(100, 100, "black"), (300, 100, "purple")])).track_id.copy()

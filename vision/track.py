@@ -25,7 +25,8 @@ from vision.core import Observation
 class TrackerConfig:
     """Thresholds; defaults suit 30 frames/s. ``gate_mm`` is the largest distance between a
     prediction and a detection that may still match; ``reid_mm`` the largest distance at which a
-    retired track's identity is given to a new detection."""
+    retired track's identity is given to a new detection; ``in_place_missed_s`` how long a piece may
+    go unseen and still be matched where it lay whatever colour is read there (see :meth:`Tracker.update`)."""
 
     gate_mm: float = 90.0
     max_missed_s: float = 1.0

@@ -89,6 +89,7 @@ class DetectConfig:
     fragment_score: float = 0.5
     fragment_apart: float = 0.8
     lying_apart: float = 0.0
+    lying_min_height_mm: float = 0.0
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
     refine: RefineConfig = field(default_factory=RefineConfig)
@@ -1090,7 +1091,8 @@ class Detector:
         mat) stays."""
         from vision.refine import radius_choice
 
-        names = {k.name for k in self.round}
+        # (a thin token may lie partly on another: only pieces at least lying_min_height_mm tall)
+        names = {k.name for k in self.round if k.height >= self.config.lying_min_height_mm}
         idx = np.array([i for i, k in enumerate(obs.kind) if k in names and np.isfinite(obs.sigma[i])], int)
         if len(idx) < 2:
             return obs

@@ -109,3 +109,21 @@ def test_a_round_find_placed_less_surely_than_its_size_is_dropped(monkeypatch):
                        config=replace(DetectConfig.load(), max_sigma_radius=ratio))
         obs = det._refined(empty, cand, 0, 0.0)
         assert list(obs.kind) == kept
+
+
+def test_thin_tokens_may_lie_partly_on_each_other_and_discs_may_not():
+    from calibration.board import load_board
+    from calibration.specs import load_specs
+    from vision.core import Observation
+    from vision.detect import DetectConfig, Detector
+
+    T = _camera()
+    empty = np.full((480, 640, 3), 120, np.uint8)
+    cases = (("morris/waterfall", "egg", 15.0, 3.0), ("dino-dunk/tropic-turf", "disc-medium", 19.0, 9.0))
+    for board, kind, r, h in cases:
+        det = Detector(load_board(board), T, specs=load_specs(), background=empty, method="classical",
+                       config=DetectConfig.load())
+        obs = Observation([[400.0, 300.0], [400.0 + 1.2 * r, 300.0]], [r, r], [h, h], [kind, kind], [1.0, 1.0],
+                          [0.5, 0.6])
+        kept = det._apart_lying(empty, obs)
+        assert len(kept) == (2 if h < det.config.lying_min_height_mm else 1), kind

@@ -260,42 +260,40 @@ def test_a_meteorite_lying_against_a_racer_is_cut_off_its_blob_and_found():
         assert _found(det(res.image), "meteorite", res.truth["meteorite"].base_mm) == np.inf
 
 
-def _bench_frame(seed, index, view):
+def _bench_detect(seed, index, view, **blob):
+    """Frame ``index`` of the vision bench (``seed``, ``view``), its truth by id, and what a fresh
+    classical detector finds in it (``blob``: changes to its BlobConfig)."""
+    import dataclasses
+
     from vision.bench import bench_frames
 
-    return next(bench_frames(1, view, seed, start=index))
+    fr = next(bench_frames(1, view, seed, start=index))
+    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
+    if blob:
+        det.blob_config = dataclasses.replace(det.blob_config, **blob)
+    return fr, {t["id"]: t for t in fr.truth}, det(fr.image)
 
 
 @needs_model
 def test_a_racer_the_mask_holds_in_pieces_is_one_racer_not_tokens():
-    import dataclasses
-
     # seed 1 frame 12 of the vision bench (framed): the red racer-5 stands on a red hex; the mask
     # holds its head and a part of its body apart, and each alone is named a token
-    fr = _bench_frame(1, 12, "framed")
-    truth = {t["id"]: t for t in fr.truth}
+    fr, truth, obs = _bench_detect(1, 12, "framed")
     assert fr.suite == "dodo-dash/throws" and np.allclose(truth["racer-5"]["xy"], [257.0, 453.4], atol=0.1)
-    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
-    obs = det(fr.image)
     at = truth["racer-5"]["xy"]
     tokens = [i for i, k in enumerate(obs.kind) if k in ("meteorite", "log", "egg", "feather", "banana", "dodo")]
     near = [obs.kind[i] for i in tokens if np.linalg.norm(obs.xy[i] - at) < 20.0]
     assert not near, (near, list(obs.kind), obs.xy)
     assert _found(obs, "racer", at) < 7.5, (list(obs.kind), obs.xy)
     # the pieces joined again (blobs.regroup_reach) make the racer
-    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
-    det.blob_config = dataclasses.replace(det.blob_config, regroup_reach=0.0)
-    assert _found(det(fr.image), "racer", at) > 7.5
+    assert _found(_bench_detect(1, 12, "framed", regroup_reach=0.0)[2], "racer", at) > 7.5
 
 
 @needs_model
 def test_a_part_cut_off_a_blob_of_two_racers_is_not_reported_as_a_token():
     # seed 3 frame 42 of the vision bench (wide): racers 1 and 2 stand on neighbouring hexes in one
     # blob; the cut of tokens off one racer's silhouette takes a piece of the other for a dodo
-    fr = _bench_frame(3, 42, "wide")
-    truth = {t["id"]: t for t in fr.truth}
-    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
-    obs = det(fr.image)
+    _, truth, obs = _bench_detect(3, 42, "wide")
     for r in ("racer-1", "racer-2", "racer-3"):
         assert _found(obs, "racer", truth[r]["xy"]) < 7.5, (r, list(obs.kind), obs.xy)
     assert _found(obs, "dodo", truth["racer-1"]["xy"]) > 20.0, (list(obs.kind), obs.xy)
@@ -303,19 +301,12 @@ def test_a_part_cut_off_a_blob_of_two_racers_is_not_reported_as_a_token():
 
 @needs_model
 def test_racers_beside_a_racer_in_its_blob_are_peeled_off_and_found():
-    import dataclasses
-
     # seed 2 frame 52 of the vision bench (framed): racers 2, 4 and 3 stand in a row on neighbouring
     # hexes and make one blob, which its area and length count as two racers; placed by its base,
     # racer 2 leaves a part named racer: the two others, peeled off and cut in two
-    fr = _bench_frame(2, 52, "framed")
-    truth = {t["id"]: t for t in fr.truth}
-    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
-    obs = det(fr.image)
+    _, truth, obs = _bench_detect(2, 52, "framed")
     for r in ("racer-1", "racer-2", "racer-3", "racer-4"):
         assert _found(obs, "racer", truth[r]["xy"]) < 7.5, (r, list(obs.kind), obs.xy)
     assert list(obs.kind).count("racer") == 4, list(obs.kind)
-    det = Detector(fr.board, fr.transform, specs=SPECS, background=fr.empty, method="classical", attributes=False)
-    det.blob_config = dataclasses.replace(det.blob_config, carve_peel=0.0)  # a new detector: nothing reused
-    obs = det(fr.image)
+    obs = _bench_detect(2, 52, "framed", carve_peel=0.0)[2]  # a new detector: nothing reused
     assert max(_found(obs, "racer", truth[r]["xy"]) for r in ("racer-3", "racer-4")) > 7.5

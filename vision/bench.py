@@ -24,8 +24,9 @@ round kinds, and the non-round kinds of the game when its classifier ``models/bl
 there, see ``vision/blobs.py``); pieces that are less visible,
 in the air or of kinds it does not report are "don't care" (a detection on them is neither right nor
 wrong; one camera cannot see a piece's height, so a piece in the air is also where the camera's ray
-to its top meets the plane of the detection's kind). Detections are matched to truth one-to-one by distance (Hungarian), within 0.6 × the
-piece's radius (at least 6 mm). Position error is reported for pieces ≥ 99% visible, at rest
+to its top meets the plane of the detection's kind). Detections are matched to truth one-to-one by
+distance (Hungarian), within 0.6 × the piece's radius (at least 6 mm). Position error is reported
+for pieces ≥ 99% visible, at rest
 (``unoccluded``); for round pieces (refined) and for the rest (box position) apart. Every such
 piece is also listed in the report (``pieces`` of each method: its frame, kind, the kind found, the
 error, its part toward the camera and the claimed σ; ``--json OUT`` writes them) to look into the
@@ -260,11 +261,12 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
     # piece in the air is seen where the camera's ray to it meets the plane the detector assumes)
     allxy = np.array([t["xy"] for t in frame.truth]).reshape(-1, 2)
     allgate = np.array([max(8.0, 0.8 * t["radius"]) for t in frame.truth])
-    air = [t for t in frame.truth if t["z"] >= 1.0] if frame.transform is not None else []
+    air = [j for j, t in enumerate(frame.truth) if t["z"] >= 1.0] if frame.transform is not None else []
     if air and len(obs):
         T = frame.transform
-        air_px = np.vstack([T.mat_to_image(np.array([t["xy"]]), t["z"] + t.get("height", 0.0)) for t in air])
-        air_gate_px = np.array([max(8.0, 0.8 * t["radius"]) for t in air]) / T.mm_per_px(np.array([t["xy"] for t in air]))
+        air_px = np.vstack([T.mat_to_image(allxy[j:j + 1], frame.truth[j]["z"] + frame.truth[j].get("height", 0.0))
+                            for j in air])
+        air_gate_px = allgate[air] / T.mm_per_px(allxy[air])
     for i in range(len(obs)):
         if i in matched_det:
             continue

@@ -63,6 +63,7 @@ class SuiteFigures:
     seen: dict = field(default_factory=dict)  # the real detector: "kind where" -> [piece-frames, that kind found in the frame, found within 15 mm]
     wrong_why: dict = field(default_factory=dict)  # throws: why each wrong call was wrong -> count
     replay_skipped: int = 0  # the real detector: frames a loop fed in real time would skip (:func:`newest_frame_skips`)
+    racer_calls: dict = field(default_factory=dict)  # throws: each racer's own call -> {"right", "asked", "wrong"}
 
     def rate(self, n: int) -> float:
         return n / self.scenes if self.scenes else 0.0
@@ -85,6 +86,7 @@ class SuiteFigures:
                     "replay_skipped": self.replay_skipped, "replay_skipped_rate": round(self.replay_skipped / len(self.step_wall_s), 4)}
                    if self.step_wall_s else {}),
                 **({"seen": self.seen} if self.seen else {}),
+                **({"racer_calls": self.racer_calls} if self.racer_calls else {}),
                 **({"wrong_why": self.wrong_why} if self.wrong_why else {})}
 
 
@@ -216,6 +218,9 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
         return
     verdicts = {v.detail["racer"]: v for v in flick.ruling.verdicts}
     want = set(truth["touched_racers"])
+    for r, v in verdicts.items():  # each racer's own call: what a person is asked about, racer by racer
+        key = "asked" if v.answer == "too_close" else ("right" if (v.answer == "yes") == (r in want) else "wrong")
+        fig.racer_calls[key] = fig.racer_calls.get(key, 0) + 1
     if any(v.answer == "too_close" for v in verdicts.values()):
         fig.asked += 1
         tally["asked"] += 1
@@ -513,6 +518,16 @@ def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int 
     return out
 
 
+def _racer_calls_line(f: dict) -> str:
+    """The report's line of each racer's own call (a throw is asked when any of its racers is)."""
+    c = f["racer_calls"]
+    n = sum(c.values())
+    asked = c.get("asked", 0)
+    per = asked / f["asked"] if f.get("asked") else 0.0
+    return (f"    racer by racer ({n} calls): right {c.get('right', 0)}, asked {asked}, wrong {c.get('wrong', 0)} "
+            f"({per:.1f} racers a person is asked about in each throw asked)")
+
+
 def format_report(r: dict) -> str:
     oracle = "throws" in r or "fouls" in r
     lines = [f"tableref bench live: detector {r['detector'] if oracle else 'the real one only (below)'}",
@@ -540,6 +555,8 @@ def format_report(r: dict) -> str:
         if first_target:
             lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.2%}, target {first_target:.0%}), "
                          f"asked {f['first_asked']}, wrong {f['first_wrong']}")
+        if f.get("racer_calls"):
+            lines.append(_racer_calls_line(f))
         lines.append(f"    identities kept through {f['identity_kept']}/{f['identity_flicks']} flicks; "
                      f"step {f['step_ms_mean']:.2f} ms mean, {f['step_ms_p95']:.2f} ms p95, {f['step_ms_max']:.1f} ms max "
                      f"per frame (budget 33.3 ms at 30 frames/s, one core); call after the physical settle "
@@ -562,6 +579,8 @@ def format_report(r: dict) -> str:
                 f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))
             lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.1%}), "
                          f"asked {f['first_asked']}, wrong {f['first_wrong']}")
+            if f.get("racer_calls"):
+                lines.append(_racer_calls_line(f))
             if f.get("wrong_why"):
                 lines.append("    the wrong ones: " + ", ".join(f"{n} {w}" for w, n in sorted(f["wrong_why"].items())))
         lines.append(f"    detector CPU {f['detector_cpu_ms_mean']} ms mean, "

@@ -1591,7 +1591,8 @@ class DodoDashSession(Session):
         rest = self._final_rest(s)
         n = len(t)
         # each sample's elevations: its whole ray, or as the fall's fit narrows it (:meth:`fall_spans`)
-        lo, elev, _ = self.fall_spans(s, kind, rest)
+        lo, elev, kept = self.fall_spans(s, kind, rest)
+        fitted = (min(f['i0'] for f in kept), min(f['i1'] for f in kept)) if kept else (n, -1)
         if rest is not None:
             lo[rest[4] + 1:] = elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
         top, bot = xy.copy(), xy.copy()
@@ -1614,7 +1615,7 @@ class DodoDashSession(Session):
             sg.append(float(max(sig[i], sig[j])))
             gap = float(t[j] - t[i])
             slack.append(min(max(slack_pt[i], slack_pt[j]), h_c)
-                         + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f else 0.0))
+                         + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f and not (fitted[0] <= i and j <= fitted[1]) else 0.0))
         if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen (at any height)
             far = xy[-1] + h * u[-1] if u is not None else xy[-1]
             pts.append(_span_low_part(xy[-1], 0.0, far, h, xy[-1], 0.0, far, h, h))
@@ -2050,21 +2051,32 @@ class DodoDashSession(Session):
 
     def _rest_xy(self, flick: Flick, track) -> tuple[np.ndarray, float]:
         """(a racer's resting place (2,) mat mm before the flick, its σ mm): the mean of its samples
-        in the frames before the motion (else all its samples), σ the rest σ over √n."""
+        in the frames before the motion (else all its samples). Averaging n samples takes away only
+        the part of the σ the detector claims that changes from frame to frame (its measured
+        :meth:`repeatability` ρ, as a fraction of the claimed σ): what it gets wrong the same way
+        every frame (a figure's base placed from its silhouette) stays. σ² = σ_c² (ρ²/n + 1 − ρ²),
+        σ_c the median σ the detector claims for those samples (the rest σ where it claims none);
+        until ρ is measured on the table, the racer's own samples' spread (:meth:`still_sigma`) over
+        σ_c (0 with fewer than three)."""
         cache = flick.__dict__.setdefault("_rest_xy", {})
         if track.id in cache:
             return cache[track.id]
-        pts = []
+        pts, sig = [], []
         for f in flick.frames:
             if f.t >= flick.t_start:
                 break
             k = np.flatnonzero(f.obs.track_id == track.id)
             if len(k):
                 pts.append(f.obs.xy[k[0]])
+                sig.append(float(f.obs.sigma[k[0]]))
         if not pts:
             _, pts = track.trajectory()
         pts = np.asarray(pts, dtype=float).reshape(-1, 2)
-        out = (pts.mean(axis=0), self._rest_sigma() / np.sqrt(len(pts)))
+        s_c = float(np.median(sig)) if sig else self._rest_sigma()
+        rho = self.repeatability()
+        if rho is None:
+            rho = self.still_sigma(pts, s_c) / s_c if len(pts) >= 3 and s_c > 0 else 0.0
+        out = (pts.mean(axis=0), s_c * float(np.sqrt(rho * rho / len(pts) + 1.0 - rho * rho)))
         cache[track.id] = out
         return out
 

@@ -86,8 +86,8 @@ class BlobConfig:
     behind_core: float = 0.0
     behind_margin_mm: float = 10.0
     figure_base_fraction: float = 0.75
-    sigma_mm: tuple = (("figure", 3.5), ("token", 2.0), ("card", 3.0))
-    sigma_px: tuple = (("figure", 1.8), ("token", 1.2), ("card", 2.5))
+    sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
+    sigma_px: tuple = (("racer", 1.2), ("figure", 1.8), ("token", 1.2), ("card", 2.5))
 
     @classmethod
     def load(cls, path=None) -> "BlobConfig":
@@ -102,9 +102,11 @@ class BlobConfig:
     def sigma_of(self, cls_name: str, mm_per_px: float = 0.0) -> float:
         """σ (mm) of the position of a piece of class ``cls_name`` where the image has ``mm_per_px``:
         the kind group's ``sigma_px`` image px, at least its ``sigma_mm``."""
-        group = "figure" if cls_name in ("racer", "toucan", "hunter") else ("card" if cls_name == "card" else "token")
-        px = float(dict(self.sigma_px)[group]) * float(mm_per_px) if np.isfinite(mm_per_px) else 0.0
-        return max(float(dict(self.sigma_mm)[group]), px)
+        group = "figure" if cls_name in ("toucan", "hunter") else (cls_name if cls_name in ("racer", "card") else "token")
+        px_of, mm_of = dict(self.sigma_px), dict(self.sigma_mm)
+        group = group if group in px_of and group in mm_of else "figure"  # (a config without the racer's own row)
+        px = float(px_of[group]) * float(mm_per_px) if np.isfinite(mm_per_px) else 0.0
+        return max(float(mm_of[group]), px)
 
 
 def kind_of(game: str, cls_name: str, kinds: dict) -> str | None:

@@ -97,6 +97,9 @@ def test_throws_an_asked_call_with_a_confident_wrong_racer_is_counted_apart(monk
         bench.bench_throws(1, 0, index, f)
         assert (f.asked, f.right, f.wrong, f.asked_but_wrong) == (1, 0, 0, counted)
         assert len(f.failures) == counted
+        # racer by racer: the touched one asked, the other right when "no", wrong when "yes"
+        assert f.racer_calls == ({"asked": 1, "wrong": 1} if counted else {"asked": 1, "right": 1})
+        assert "racer by racer (2 calls)" in bench._racer_calls_line(f.to_dict())
         if counted:
             assert f.failures[0]["confident_wrong"] == {others[0]: ["yes", -5.0, "overlap"]}
 

@@ -191,3 +191,30 @@ def test_without_a_transform_every_direction_is_open(board, transform):
     s, mid, side = across_the_board(transform, board)
     v, _ = called(plain, s, [racer(2, mid + 120.0 * side)])
     assert v["racer-2"].answer == "too_close"
+
+
+def test_frames_without_the_token_bridged_by_its_fitted_fall_leave_no_slack(session, transform, board):
+    """Two frames in the air without the token: it may have strayed there (up to the fastest throw's
+    travel in half the time unseen), unless the fall fitted through the samples on both sides of
+    the gap (a ballistic flight: a touch in between would have turned it) says where it was. A
+    racer 60 mm beside where the first unseen sample would have been seen, on the side away from
+    the camera (no height brings the token nearer): a sure no with the fall fitted; asked when the
+    fall is not fitted (the stray's reach)."""
+    s, mid, side = across_the_board(transform, board)
+    _, xyz = throw(transform, np.array([board.length_mm / 2 - 150.0, board.width_mm / 2]), np.array([1.0, 0.0]))
+    i_gap = s.i_launch + 3
+    assert xyz[i_gap - 1, 2] > 0 and xyz[i_gap + 2, 2] > 0  # (in the air)
+    keep = np.ones(len(s.t), bool)
+    keep[[i_gap, i_gap + 1]] = False
+    gap = ThrowSamples(s.t[keep], s.xy[keep], s.zb[keep], s.sig[keep], s.ang[keep], None, s.i_launch, s.t_launch)
+    lo, hi, kept = session.fall_spans(gap, "banana", session._final_rest(gap))
+    assert kept  # the fall is fitted across the gap
+    beside = s.xy[i_gap] + 60.0 * side  # (beside where the unseen sample would have been seen: beyond the rays)
+    v, _ = called(session, gap, [racer(1, beside)])
+    assert (v["racer-1"].answer, v["racer-1"].detail["evidence"]) == ("no", "out of reach at any height")
+    unfitted = DodoDashSession(board, SimpleNamespace(), game=_StubDodoDash({"projectile": "banana"}), transform=transform)
+    unfitted.fall_min_samples = 10 ** 6
+    v, _ = called(unfitted, gap, [racer(1, beside)])
+    assert v["racer-1"].answer == "too_close"
+    v, _ = called(unfitted, s, [racer(1, beside)])  # every frame seen: no stray to allow for
+    assert v["racer-1"].answer == "no"

@@ -6,6 +6,7 @@ detector's repeatability, though well within the σ it claims; a single frame of
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from session.bench import _StubDodoDash
 from session.dodo_dash import DodoDashSession
@@ -226,3 +227,33 @@ def test_a_piece_that_appears_in_a_motion_with_no_token_seen_moving_is_asked_abo
     s = play_tables(still + pushed + [racers(416.0)] * 20)
     (flick,) = s.flicks
     assert flick.ruling is None and flick.status == "no-call"
+
+
+def test_a_racers_rest_place_averages_away_only_what_the_detector_does_not_repeat():
+    """A racer's place before the throw is the mean of its samples at rest; its σ is the σ the
+    detector claims, less the part that changes from frame to frame (its measured repeatability):
+    a detector that repeats itself gets the same thing wrong every frame, and the mean keeps it;
+    one as noisy as it says averages it away (σ / √n)."""
+    s = play([430.0] * 15 + [424.0] * 20)  # repeats itself exactly
+    (flick,) = s.flicks
+    racer = next(tr for tr in s.tracker.tracks.values() if tr.name == "racer-2")
+    xy, sig = s._rest_xy(flick, racer)
+    assert np.allclose(xy, [700.0, 100.0])
+    assert s.repeatability() < 0.1 and 1.9 < sig <= 2.0
+    from sim.suites import _board
+
+    noisy = DodoDashSession(_board(BOARD), Noisy(2.0, seed=5), game=_StubDodoDash({"projectile": "egg"}))
+    xs = [430.0] * 30 + [430.0 - 6.0 * j for j in range(1, 6)] + [400.0] * 20  # slid 30 mm toward racer-1
+    for i, x in enumerate(xs):
+        noisy.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(x), i / 30)))
+        if i == 3:
+            for tid, pid in zip(noisy._last_obs.track_id, noisy.detector.last_ids):
+                noisy.assign(int(tid), pid)
+            noisy._armed = True
+    flick = noisy.flicks[-1]
+    racer = next(tr for tr in noisy.tracker.tracks.values() if tr.name == "racer-2")
+    xy, sig = noisy._rest_xy(flick, racer)
+    n = sum(1 for f in flick.frames if f.t < flick.t_start and racer.id in f.obs.track_id)
+    assert noisy.repeatability() == 1.0 and n >= 8
+    assert sig == pytest.approx(2.0 / np.sqrt(n))
+    assert np.hypot(*(xy - [700.0, 100.0])) < 4.0 * sig

@@ -47,6 +47,20 @@ def test_every_game_class_names_a_kind_of_its_game():
     assert class_of("dogo-dash", "card", set()) == "card" and class_of("dodo-dash", "racer", set()) == "racer"
 
 
+def test_a_position_sigma_by_kind_group_in_mm_and_in_image_px():
+    """σ of a non-round find: its group's image px at the piece, at least its mm; racers have their
+    own row (a racer's base is placed closer than a toucan's), the toucan and the hunter share the
+    figures', and a config that has no racer row gives racers the figures' σ."""
+    cfg = BlobConfig.load()
+    assert cfg.sigma_of("racer", 1.8) == pytest.approx(2.5)  # 1.2 px × 1.8 mm/px under the 2.5 mm floor
+    assert cfg.sigma_of("racer", 3.0) == pytest.approx(3.6)
+    assert cfg.sigma_of("toucan", 1.8) == cfg.sigma_of("hunter", 1.8) == pytest.approx(3.5)
+    assert cfg.sigma_of("banana", 1.0) == pytest.approx(2.0) and cfg.sigma_of("card", 2.0) == pytest.approx(5.0)
+    old = BlobConfig(sigma_mm=(("figure", 3.5), ("token", 2.0), ("card", 3.0)),
+                     sigma_px=(("figure", 1.8), ("token", 1.2), ("card", 2.5)))
+    assert old.sigma_of("racer", 3.0) == pytest.approx(5.4)
+
+
 def test_proposals_keep_pieces_drop_specks_and_split_two_touching_blobs():
     frame = np.full((200, 300, 3), 60, np.uint8)
     mask = np.zeros((200, 300), np.uint8)

@@ -1571,9 +1571,10 @@ class DodoDashSession(Session):
         at :meth:`throw_height_max` (``self.transform``; without one, anywhere within that height
         of it: a 45° ray in any direction). Between two samples the token is in the hull of their
         two rays; where frames went without it, it can have strayed by ``max_speed_mm_s`` times
-        half the time unseen. Once it is seen at rest (:meth:`_final_rest`) it is on the mat: from
-        the first sample at rest on, its place is the sample's; when it is not seen at rest, it
-        can have gone on unseen until ``t_end`` (s).
+        half the time unseen, unless the fall was fitted through the samples on both sides of the
+        gap (a ballistic flight there: a touch would have turned it). Once it is seen at rest
+        (:meth:`_final_rest`) it is on the mat: from the first sample at rest on, its place is the
+        sample's; when it is not seen at rest, it can have gone on unseen until ``t_end`` (s).
 
         With ``touch_h`` (mm, a racer's height) only the places where the token's base was low
         enough to touch a racer (``touch_h`` + ``touch_margin_mm``) are kept: between two samples
@@ -1592,7 +1593,8 @@ class DodoDashSession(Session):
         n = len(t)
         # each sample's elevations: its whole ray, or as the fall's fit narrows it (:meth:`fall_spans`)
         lo, elev, kept = self.fall_spans(s, kind, rest)
-        fitted = (min(f['i0'] for f in kept), min(f['i1'] for f in kept)) if kept else (n, -1)
+        # the samples every fit kept spans: a gap between two of them is bridged by the fitted flight
+        fitted = (max(f["i0"] for f in kept), min(f["i1"] for f in kept)) if kept else (n, -1)
         if rest is not None:
             lo[rest[4] + 1:] = elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
         top, bot = xy.copy(), xy.copy()

@@ -101,7 +101,8 @@ class BlobConfig:
 
     def sigma_of(self, cls_name: str, mm_per_px: float = 0.0) -> float:
         """σ (mm) of the position of a piece of class ``cls_name`` where the image has ``mm_per_px``:
-        the kind group's ``sigma_px`` image px, at least its ``sigma_mm``."""
+        the kind group's ``sigma_px`` image px, at least its ``sigma_mm``. Groups: ``racer`` (the
+        figures' row where a config has none), ``figure`` (the toucan, the hunter), ``card``, ``token``."""
         group = "figure" if cls_name in ("toucan", "hunter") else (cls_name if cls_name in ("racer", "card") else "token")
         px_of, mm_of = dict(self.sigma_px), dict(self.sigma_mm)
         group = group if group in px_of and group in mm_of else "figure"  # (a config without the racer's own row)

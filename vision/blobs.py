@@ -86,6 +86,14 @@ class BlobConfig:
     behind_core: float = 0.0
     behind_margin_mm: float = 10.0
     figure_base_fraction: float = 0.75
+    base_fit: bool = False
+    base_height_mm: float = 4.0
+    base_body_fraction: float = 0.62
+    base_blur_px: float = 1.0
+    base_first_iterations: int = 4
+    base_gate_mm: float = 8.0
+    base_sigma_px: float = 0.6
+    base_sigma_mm: float = 1.0
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("racer", 1.2), ("figure", 1.8), ("token", 1.2), ("card", 2.5))
 
@@ -294,6 +302,50 @@ def figure_base(p: Proposal, transform, radius: float, height: float, iterations
             return xy
         xy = new
     return xy
+
+
+def _body_hull(transform, c, radius: float, z0: float, z1: float) -> np.ndarray:
+    """(k, 2) image px: the convex hull of an upright cylinder of ``radius`` mm at mat mm ``c``
+    from ``z0`` to ``z1`` mm above the mat."""
+    import cv2
+
+    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+    ring = np.asarray(c, float).reshape(1, 2) + radius * np.column_stack([np.cos(a), np.sin(a)])
+    pts = np.vstack([transform.mat_to_image(ring, z0), transform.mat_to_image(ring, z1)]).astype(np.float32)
+    return cv2.convexHull(pts).reshape(-1, 2).astype(np.float64)
+
+
+def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, radius: float, height: float,
+                    config: "BlobConfig", refine_config, others=()) -> tuple | None:
+    """A standing figure's base centre (mat mm) fitted to the frame: a figure stands on a round base
+    of its footprint ``radius``, ``config.base_height_mm`` tall, and rises above it narrower (its
+    body within ``base_body_fraction`` of the radius, ``height`` mm up). The base is fitted as an
+    upright cylinder (:func:`vision.refine._model_fit`: the coverage model against the empty mat)
+    with the body's pixels left out (they hide the base's far rim), first where the figure stands
+    at ``c0`` (the silhouette's :func:`figure_base`; ``base_first_iterations`` steps), then where
+    that fit put it (the refinement's full steps). The image's blur is taken as ``base_blur_px`` (a
+    figure's shaded body misleads the search for it).
+    ``others``: image px outlines of the pieces around, left out too. Returns (centre (2,), σ mm:
+    ``base_sigma_px`` image px there, at least ``base_sigma_mm``, or the fit's own if larger), or
+    None when a fit fails, finds no base or moves more than ``base_gate_mm`` from ``c0``."""
+    from vision.refine import _fit_ok, _model_fit
+
+    from dataclasses import replace
+
+    c0 = np.asarray(c0, float).reshape(2)
+    h_base, body_r = config.base_height_mm, config.base_body_fraction * radius
+    fit, c = None, c0
+    for cfg in (replace(refine_config, iterations=config.base_first_iterations), refine_config):
+        excl = [_body_hull(transform, c, body_r, h_base, height)] + list(others)
+        fit = _model_fit(image, background, transform, c, radius, h_base, cfg, blur=config.base_blur_px, exclude=excl)
+        if fit is None or not np.all(np.isfinite(fit.c)):
+            return None
+        c = fit.c
+    if not _fit_ok(fit, c0, refine_config) or float(np.hypot(*(fit.c - c0))) > config.base_gate_mm:
+        return None
+    own = float(np.sqrt(max(np.linalg.eigvalsh(fit.cov_unit)[-1], 0.0))) * fit.rms * refine_config.sigma_scale
+    mmpp = float(transform.mm_per_px(fit.c[None])[0])
+    return fit.c.copy(), max(config.base_sigma_mm, config.base_sigma_px * mmpp, own)
 
 
 def figure_top_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2) -> np.ndarray:

@@ -728,6 +728,7 @@ class Detector:
             self.blob_kinds = {k for c in GAME_CLASSES.get(self.game, ()) if (k := kind_of(self.game, c, self.kinds))}
         self.last: dict = {}
         self._blob_cache = None  # (centres, crops, probabilities) of the last frame's non-round classifier inputs
+        self._base_cache: list = []  # (place from the silhouette, frame, fitted base) of the last frame's racers
         self.blobs_reused = 0
         self._maps: dict = {}
         if self.method in ("classical", "hybrid"):  # set-up work: the remap of each height's plane (lens included)
@@ -872,6 +873,8 @@ class Detector:
             return obs
         xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc, frozenset(carved))
         xy, kinds, conf, sig = ([v[i] for i in keep] for v in (xy, kinds, conf, sig))
+        if bc.base_fit and "racer" in kinds and self.background is not None:
+            xy, sig = self._racer_bases(frame, xy, kinds, sig, obs)
         figs = [i for i, k in enumerate(kinds) if k in FIGURE_CLASSES]
         if bc.behind_core > 0 and figs and len(obs):  # a round find a figure stands in front of is the figure's
             hidden = behind_figures(self.transform, obs.xy, obs.height, [xy[i] for i in figs],
@@ -884,6 +887,45 @@ class Detector:
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+
+    def _racer_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation) -> tuple[list, list]:
+        """Each racer's base fitted to the frame (:func:`vision.blobs.fit_figure_base`), from its place
+        from the silhouette, the pieces around it left out (the other figures whole, the round
+        pieces' outlines); where the fit fails the silhouette's place and σ stay. In a live loop
+        (``reuse``) a racer on an unchanged patch, placed from its silhouette within ``reuse_mm`` of
+        where it was, keeps its last fit."""
+        from vision.blobs import _body_hull, fit_figure_base
+        from vision.refine import _outline_px
+
+        bc, T, bg = self.blob_config, self.transform, self.background.raw
+        last, self._base_cache = self._base_cache, []
+        kept = frame.copy() if self.reuse else None  # (the camera may reuse its buffer)
+        xy, sig = list(xy), list(sig)
+        for i, k in enumerate(kinds):
+            if k != "racer":
+                continue
+            kd = self.kinds[k]
+            start = np.asarray(xy[i], float)
+            hull = _body_hull(T, start, kd.radius, 0.0, kd.height)
+            box = (*hull.min(0), *hull.max(0))
+            res = None
+            if self.reuse:
+                for old_start, old_frame, old_res in last:
+                    if np.hypot(*(old_start - start)) <= self.config.reuse_mm and self._unchanged(frame, old_frame, box):
+                        res = old_res
+                        break
+            if res is None:
+                others = [_body_hull(T, xy[j], self.kinds[kinds[j]].radius, 0.0, self.kinds[kinds[j]].height)
+                          for j in range(len(kinds)) if j != i and kinds[j] in self.kinds
+                          and np.hypot(*(np.asarray(xy[j]) - start)) < 3.0 * (kd.radius + self.kinds[kinds[j]].radius) + kd.height]
+                others += [_outline_px(T, obs.xy[j], float(obs.radius[j]), float(obs.height[j]), 24)[1]
+                           for j in range(len(obs)) if np.hypot(*(obs.xy[j] - start)) < 3.0 * (kd.radius + obs.radius[j]) + kd.height]
+                res = fit_figure_base(frame, bg, T, start, kd.radius, kd.height, bc, self.config.refine, others) or (None,)
+            if self.reuse:
+                self._base_cache.append((start, kept, res))
+            if res[0] is not None:
+                xy[i], sig[i] = res
+        return xy, sig
 
     def _carve(self, frame, p, k: str, cache, xy, kinds, conf, sig, found, carved) -> tuple:
         """The tokens lying against a figure of kind ``k`` whose proposal ``p`` holds them: when

@@ -87,6 +87,7 @@ class BlobConfig:
     behind_margin_mm: float = 10.0
     figure_base_fraction: float = 0.75
     base_fit: bool = False
+    base_kinds: tuple = ("racer",)
     base_height_mm: float = 4.0
     base_body_fraction: float = 0.62
     base_blur_px: float = 1.0
@@ -105,6 +106,8 @@ class BlobConfig:
         for key in ("sigma_mm", "sigma_px"):
             if key in data:
                 data[key] = tuple((str(k), float(v)) for k, v in dict(data[key]).items())
+        if "base_kinds" in data:
+            data["base_kinds"] = tuple(str(k) for k in data["base_kinds"])
         return cls(**data)
 
     def sigma_of(self, cls_name: str, mm_per_px: float = 0.0) -> float:
@@ -317,9 +320,10 @@ def _body_hull(transform, c, radius: float, z0: float, z1: float) -> np.ndarray:
 
 def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, radius: float, height: float,
                     config: "BlobConfig", refine_config, others=()) -> tuple | None:
-    """A standing figure's base centre (mat mm) fitted to the frame: a figure stands on a round base
-    of its footprint ``radius``, ``config.base_height_mm`` tall, and rises above it narrower (its
-    body within ``base_body_fraction`` of the radius, ``height`` mm up). The base is fitted as an
+    """A standing figure's base centre (mat mm) fitted to the frame (the kinds ``base_kinds``, with
+    ``base_fit``): a figure stands on a round base of its footprint ``radius``,
+    ``config.base_height_mm`` tall, and rises above it narrower (its body within
+    ``base_body_fraction`` of the radius, ``height`` mm up). The base is fitted as an
     upright cylinder (:func:`vision.refine._model_fit`: the coverage model against the empty mat)
     with the body's pixels left out (they hide the base's far rim), first where the figure stands
     at ``c0`` (the silhouette's :func:`figure_base`; ``base_first_iterations`` steps), then where

@@ -728,7 +728,7 @@ class Detector:
             self.blob_kinds = {k for c in GAME_CLASSES.get(self.game, ()) if (k := kind_of(self.game, c, self.kinds))}
         self.last: dict = {}
         self._blob_cache = None  # (centres, crops, probabilities) of the last frame's non-round classifier inputs
-        self._base_cache: list = []  # (place from the silhouette, frame, fitted base) of the last frame's racers
+        self._base_cache: list = []  # (place from the silhouette, frame, fitted base) of the last frame's figures
         self.blobs_reused = 0
         self._maps: dict = {}
         if self.method in ("classical", "hybrid"):  # set-up work: the remap of each height's plane (lens included)
@@ -873,8 +873,8 @@ class Detector:
             return obs
         xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc, frozenset(carved))
         xy, kinds, conf, sig = ([v[i] for i in keep] for v in (xy, kinds, conf, sig))
-        if bc.base_fit and "racer" in kinds and self.background is not None:
-            xy, sig = self._racer_bases(frame, xy, kinds, sig, obs)
+        if bc.base_fit and set(kinds) & set(bc.base_kinds) and self.background is not None:
+            xy, sig = self._figure_bases(frame, xy, kinds, sig, obs)
         figs = [i for i, k in enumerate(kinds) if k in FIGURE_CLASSES]
         if bc.behind_core > 0 and figs and len(obs):  # a round find a figure stands in front of is the figure's
             hidden = behind_figures(self.transform, obs.xy, obs.height, [xy[i] for i in figs],
@@ -888,11 +888,12 @@ class Detector:
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
 
-    def _racer_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation) -> tuple[list, list]:
-        """Each racer's base fitted to the frame (:func:`vision.blobs.fit_figure_base`), from its place
-        from the silhouette, the pieces around it left out (the other figures whole, the round
-        pieces' outlines); where the fit fails the silhouette's place and σ stay. In a live loop
-        (``reuse``) a racer on an unchanged patch, placed from its silhouette within ``reuse_mm`` of
+    def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation) -> tuple[list, list]:
+        """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan;
+        :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
+        it left out (the other figures whole, the round pieces' outlines); where the fit fails the
+        silhouette's place and σ stay. In a live loop
+        (``reuse``) a figure on an unchanged patch, placed from its silhouette within ``reuse_mm`` of
         where it was, keeps its last fit."""
         from vision.blobs import _body_hull, fit_figure_base
         from vision.refine import _outline_px
@@ -902,7 +903,7 @@ class Detector:
         kept = frame.copy() if self.reuse else None  # (the camera may reuse its buffer)
         xy, sig = list(xy), list(sig)
         for i, k in enumerate(kinds):
-            if k != "racer":
+            if k not in bc.base_kinds:
                 continue
             kd = self.kinds[k]
             start = np.asarray(xy[i], float)

@@ -240,16 +240,8 @@ def test_a_racers_rest_place_averages_away_only_what_the_detector_does_not_repea
     xy, sig = s._rest_xy(flick, racer)
     assert np.allclose(xy, [700.0, 100.0])
     assert s.repeatability() < 0.1 and 1.9 < sig <= 2.0
-    from sim.suites import _board
-
-    noisy = DodoDashSession(_board(BOARD), Noisy(2.0, seed=5), game=_StubDodoDash({"projectile": "egg"}))
-    xs = [430.0] * 30 + [430.0 - 6.0 * j for j in range(1, 6)] + [400.0] * 20  # slid 30 mm toward racer-1
-    for i, x in enumerate(xs):
-        noisy.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, table(x), i / 30)))
-        if i == 3:
-            for tid, pid in zip(noisy._last_obs.track_id, noisy.detector.last_ids):
-                noisy.assign(int(tid), pid)
-            noisy._armed = True
+    # slid 30 mm toward racer-1, seen by a detector as noisy as it says
+    noisy = play([430.0] * 30 + [430.0 - 6.0 * j for j in range(1, 6)] + [400.0] * 20, detector=Noisy(2.0, seed=5))
     flick = noisy.flicks[-1]
     racer = next(tr for tr in noisy.tracker.tracks.values() if tr.name == "racer-2")
     xy, sig = noisy._rest_xy(flick, racer)

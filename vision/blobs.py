@@ -323,18 +323,18 @@ def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, ra
     """A standing figure's base centre (mat mm) fitted to the frame (the kinds ``base_kinds``, with
     ``base_fit``): a figure stands on a round base of its footprint ``radius``,
     ``config.base_height_mm`` tall, and rises above it narrower (its body within
-    ``base_body_fraction`` of the radius, ``height`` mm up). The base is fitted as an
-    upright cylinder (:func:`vision.refine._model_fit`: the coverage model against the empty mat)
-    with the body's pixels left out (they hide the base's far rim), first where the figure stands
-    at ``c0`` (the silhouette's :func:`figure_base`; ``base_first_iterations`` steps), then where
-    that fit put it (the refinement's full steps). The image's blur is taken as ``base_blur_px`` (a
-    figure's shaded body misleads the search for it).
-    ``others``: image px outlines of the pieces around, left out too. Returns (centre (2,), σ mm:
-    ``base_sigma_px`` image px there, at least ``base_sigma_mm``, or the fit's own if larger), or
-    None when a fit fails, finds no base or moves more than ``base_gate_mm`` from ``c0``."""
-    from vision.refine import _fit_ok, _model_fit
-
+    ``base_body_fraction`` of the radius, ``height`` mm up). The base is fitted as an upright
+    cylinder (:func:`vision.refine._model_fit`: the coverage model against the empty mat) with the
+    body's pixels left out (they hide the base's far rim), first where the figure stands at ``c0``
+    (the silhouette's :func:`figure_base`; ``base_first_iterations`` steps), then where that fit put
+    it (the refinement's full steps). The image's blur is taken as ``base_blur_px`` (a figure's
+    shaded body misleads the search for it). ``others``: image px outlines of the pieces around,
+    left out too. Returns (centre (2,), σ mm: ``base_sigma_px`` image px there, at least
+    ``base_sigma_mm``, or the fit's own if larger), or None when a fit fails, finds no base or
+    moves more than ``base_gate_mm`` from ``c0``."""
     from dataclasses import replace
+
+    from vision.refine import _fit_ok, _model_fit
 
     c0 = np.asarray(c0, float).reshape(2)
     h_base, body_r = config.base_height_mm, config.base_body_fraction * radius

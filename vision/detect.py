@@ -891,10 +891,9 @@ class Detector:
     def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation) -> tuple[list, list]:
         """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan;
         :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
-        it left out (the other figures whole, the round pieces' outlines); where the fit fails the
-        silhouette's place and σ stay. In a live loop
-        (``reuse``) a figure on an unchanged patch, placed from its silhouette within ``reuse_mm`` of
-        where it was, keeps its last fit."""
+        it left out (the other pieces' cylinders whole, the round pieces' outlines); where the fit
+        fails the silhouette's place and σ stay. In a live loop (``reuse``) a figure on an unchanged
+        patch, placed from its silhouette within ``reuse_mm`` of where it was, keeps its last fit."""
         from vision.blobs import _body_hull, fit_figure_base
         from vision.refine import _outline_px
 

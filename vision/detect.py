@@ -889,7 +889,7 @@ class Detector:
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
 
     def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation) -> tuple[list, list]:
-        """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan;
+        """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan, the hunter;
         :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
         it left out (the other pieces' cylinders whole, the round pieces' outlines); where the fit
         fails the silhouette's place and σ stay. In a live loop (``reuse``) a figure on an unchanged

@@ -111,9 +111,25 @@ class _StubDinoDunk:
 
 
 class _StubDodoDash:
-    def __init__(self, meta: dict):
+    """A rules engine reduced to one throw: it waits for the hits of ``meta["projectile"]``. Given
+    the scene's ``racers`` (id, x, y mat mm) and the ``board``, it knows them as an engine does
+    (:meth:`positions`: each on the hex of the board's first track nearest to it), so a piece named
+    for a racer is that racer whatever kind the detector reads for it."""
+
+    def __init__(self, meta: dict, racers=(), board=None):
         self.meta = meta
         self.pushed = []
+        self._racers = [(str(r), float(x), float(y)) for r, x, y in racers]
+        self._board = board
+
+    def positions(self) -> dict:
+        if not self._racers or self._board is None or not self._board.tracks:
+            return {}
+        from referee.hexes import nearest_hex
+
+        track = next(iter(self._board.tracks.values()))
+        i, _, _, _ = nearest_hex(np.array([(x, y) for _, x, y in self._racers]), track.centres())
+        return {r: {"progress": None, "hex": int(h)} for (r, _, _), h in zip(self._racers, i)}
 
     @property
     def pending(self):
@@ -124,6 +140,11 @@ class _StubDodoDash:
     def push(self, action):
         self.pushed.append(action)
         return []
+
+
+def _racers(scn) -> list:
+    """(id, x, y) of the racers of a Dodo Dash scenario where they stand before the throw."""
+    return [(p.id, p.x, p.y) for p in scn.initial.pieces if p.kind == "racer"]
 
 
 def _frames(scn, hold_s: float, fps: float, t0: float = 0.0, image=None):
@@ -187,7 +208,8 @@ def bench_throws(count: int, seed: int, start: int, fig: SuiteFigures, oracle=No
         board = _board(scn.board)
         truth = dodo_dash_answers(scn, board)
         session, det, steps, latency = play_scene(
-            scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=i, oracle=oracle)
+            scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta, _racers(scn), board)), seed=i,
+            oracle=oracle)
         _score_throw(fig, i, scn, truth, session, det, steps, latency)
 
 
@@ -385,7 +407,7 @@ def _real_suite(suite: str):
         from sim.truth import dodo_dash_answers
 
         def make(board, scn, det, transform):
-            return DodoDashSession(board, det, game=_StubDodoDash(scn.meta), transform=transform)
+            return DodoDashSession(board, det, game=_StubDodoDash(scn.meta, _racers(scn), board), transform=transform)
 
         return make, dodo_dash_answers, _score_throw
     raise ValueError(f"no real-detector bench for {suite!r}")

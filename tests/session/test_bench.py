@@ -144,3 +144,28 @@ def test_the_frames_a_real_time_loop_skips_are_counted_as_a_clock_would():
     for _ in range(20):
         steps = list(rng.choice([0.01, 0.02, 0.04, 0.07, 0.1], size=40))
         assert newest_frame_skips(steps, fps) == _skips_by_clock(steps, fps)
+
+
+def test_the_stand_in_engine_of_a_throw_knows_its_racers_as_the_engine_does():
+    """The bench's stand-in for the rules engine knows the scene's racers (their ids and hexes, as
+    ``rules.dodo_dash`` does): a piece named for a racer is that racer for the session whatever
+    kind the detector reads for it; without the racers it knows none."""
+    from session import bench
+    from session.dodo_dash import DodoDashSession
+    from session.oracle import OracleDetector
+    from sim.suites import _board, make_scenario
+
+    scn = make_scenario("dodo-dash/throws", 0, 0)
+    board = _board(scn.board)
+    racers = bench._racers(scn)
+    assert racers and all(p.kind == "racer" for p in scn.initial.pieces if p.id in {r for r, _, _ in racers})
+    stub = bench._StubDodoDash(scn.meta, racers, board)
+    pos = stub.positions()
+    assert set(pos) == {r for r, _, _ in racers}
+    track = next(iter(board.tracks.values()))
+    for r, x, y in racers:  # each on the hex whose centre is nearest
+        d = np.hypot(*(track.centres() - [x, y]).T)
+        assert pos[r]["hex"] == int(np.argmin(d))
+    s = DodoDashSession(board, OracleDetector(board), game=stub)
+    assert s.racer_names() == set(pos)
+    assert bench._StubDodoDash(scn.meta).positions() == {}

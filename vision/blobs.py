@@ -309,12 +309,10 @@ def figure_base(p: Proposal, transform, radius: float, height: float, iterations
 
 def _body_hull(transform, c, radius: float, z0: float, z1: float) -> np.ndarray:
     """(k, 2) image px: the convex hull of an upright cylinder of ``radius`` mm at mat mm ``c``
-    from ``z0`` to ``z1`` mm above the mat."""
+    from ``z0`` to ``z1`` mm above the mat (:func:`figure_outline_px`'s rims)."""
     import cv2
 
-    a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
-    ring = np.asarray(c, float).reshape(1, 2) + radius * np.column_stack([np.cos(a), np.sin(a)])
-    pts = np.vstack([transform.mat_to_image(ring, z0), transform.mat_to_image(ring, z1)]).astype(np.float32)
+    pts = figure_outline_px(transform, c, radius, z1, bottom=z0).astype(np.float32)
     return cv2.convexHull(pts).reshape(-1, 2).astype(np.float64)
 
 
@@ -397,12 +395,12 @@ def figure_area_px(transform, xy, radius: float, height: float) -> float:
     return float(cv2.contourArea(cv2.convexHull(px.astype(np.float32))))
 
 
-def figure_outline_px(transform, xy, radius: float, height: float, n: int = 24) -> np.ndarray:
+def figure_outline_px(transform, xy, radius: float, height: float, n: int = 24, bottom: float = 0.0) -> np.ndarray:
     """(2n, 2) image px: the base and top rims of an upright cylinder (base ``radius`` mm, ``height``
-    mm) standing at ``xy`` mat mm (its silhouette is their hull)."""
+    mm) standing at ``xy`` mat mm (its silhouette is their hull); its lower rim ``bottom`` mm up."""
     a = np.linspace(0, 2 * np.pi, n, endpoint=False)
     ring = np.asarray(xy, float).reshape(1, 2) + radius * np.column_stack([np.cos(a), np.sin(a)])
-    return np.vstack([transform.mat_to_image(ring, 0.0), transform.mat_to_image(ring, float(height))])
+    return np.vstack([transform.mat_to_image(ring, float(bottom)), transform.mat_to_image(ring, float(height))])
 
 
 def figure_count(p: Proposal, transform, radius: float, height: float, max_ratio: float, extent_ratio: float = 0.0,

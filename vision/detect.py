@@ -906,14 +906,13 @@ class Detector:
                 continue
             kd = self.kinds[k]
             start = np.asarray(xy[i], float)
-            hull = _body_hull(T, start, kd.radius, 0.0, kd.height)
-            box = (*hull.min(0), *hull.max(0))
             res = None
-            if self.reuse:
-                for old_start, old_frame, old_res in last:
-                    if np.hypot(*(old_start - start)) <= self.config.reuse_mm and self._unchanged(frame, old_frame, box):
-                        res = old_res
-                        break
+            near = [(old_frame, old_res) for old_start, old_frame, old_res in last
+                    if np.hypot(*(old_start - start)) <= self.config.reuse_mm]
+            if near:  # (a live loop: the last frame's figures)
+                hull = _body_hull(T, start, kd.radius, 0.0, kd.height)
+                box = (*hull.min(0), *hull.max(0))
+                res = next((old_res for old_frame, old_res in near if self._unchanged(frame, old_frame, box)), None)
             if res is None:
                 others = [_body_hull(T, xy[j], self.kinds[kinds[j]].radius, 0.0, self.kinds[kinds[j]].height)
                           for j in range(len(kinds)) if j != i and kinds[j] in self.kinds

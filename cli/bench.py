@@ -43,6 +43,9 @@ def register(sub) -> None:
     vp.add_argument("--model", help="detector model (default models/detector/detector.onnx)")
     vp.add_argument("--seed", type=int, default=90210, help="suite seed (the detector trained on seed 11)")
     vp.add_argument("--threads", type=int, default=2, help="OpenCV and ONNX Runtime threads (default 2)")
+    vp.add_argument("--workers", type=int, default=2,
+                    help="also the framed frames on this many worker processes, a frame each: the throughput of the "
+                         "cores (default 2; 1: skip)")
     vp.add_argument("--json", metavar="OUT", help="also write the full report as JSON")
     vp.set_defaults(func=_vision)
 
@@ -86,6 +89,8 @@ def _render(args) -> int:
 
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     report = bench_render(frames=args.frames, size=_size(args.size), seed=args.seed, threads=args.threads)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
@@ -119,13 +124,16 @@ def _vision(args) -> int:
 
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
             print(f"\r{done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
     report = run_bench(args.frames, tuple(args.view or ("framed", "wide")), tuple(args.method or ("classical", "yolo", "hybrid")),
-                       model=args.model, seed=args.seed, threads=args.threads, progress=progress)
+                       model=args.model, seed=args.seed, threads=args.threads, progress=progress,
+                       workers=args.workers)
     print(format_report(report))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -27,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--names", help="JSON list of [name, x_mm, y_mm]: which piece is which at the start")
     p.add_argument("--max-frames", type=int, default=40, help="frame images kept per flick (default 40)")
     p.add_argument("--frames", type=int, default=0, help="stop after this many frames (0: the whole recording)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="processes seeing a camera recording's frames at once (default 2: one a core of a laptop; 1: one)")
     p.set_defaults(func=_review)
 
 
@@ -42,6 +44,8 @@ def _review(args) -> int:
 
     if args.max_frames < 0 or args.frames < 0:
         raise ValueError("--max-frames and --frames must be >= 0")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     transform = None
     if args.calibration:
         from cli.referee import load_transform
@@ -58,7 +62,7 @@ def _review(args) -> int:
     names = _json_file(args.names, "the names") if args.names else None
     summary = review(args.video, args.game, args.board, args.out, calibration=transform, setup=setup,
                      actions_path=args.actions, names=names, max_frames=args.max_frames, limit_frames=args.frames,
-                     background=background)
+                     background=background, workers=args.workers)
     a = summary["agreement"]
     print(f"{len(summary['flicks'])} flicks, {summary['frames']} frames; "
           f"agreement with recorded facts {a['with_recorded_fact']}/{a['compared']}; "

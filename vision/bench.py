@@ -344,8 +344,10 @@ def summarise(t: Tally) -> dict:
 
 
 def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yolo", "hybrid"), model=None, seed: int = BENCH_SEED,
-              threads: int = 2, progress=None, attributes: bool = False) -> dict:
-    """Run every method on the same frames of each view; returns a JSON-able report."""
+              threads: int = 2, progress=None, attributes: bool = False, workers: int = 2) -> dict:
+    """Run every method on the same frames of each view; returns a JSON-able report. With
+    ``workers`` > 1 each method also runs the framed view's frames again on a
+    :class:`vision.pool.DetectorPool` of that many processes: the throughput of the cores."""
     import cv2
 
     from calibration.specs import load_specs
@@ -363,9 +365,12 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
         tallies = {m: Tally() for m in methods}
         parts = {m: {"round": Tally(), "other": Tally()} for m in methods}
         scales = []
+        kept = [] if workers > 1 and view == FRAMED else None
         t_start = time.perf_counter()
         for index, fr in enumerate(bench_frames(frames, view, seed, progress=progress)):
             scales.append(fr.mm_per_px)
+            if kept is not None:
+                kept.append(fr)
             game = fr.board.game
             kinds = piece_kinds(specs, game)
             rk = {k.name for k in kinds.values() if k.round}
@@ -384,7 +389,32 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
                                  "methods": {m: {**summarise(t), "round_kinds": summarise_part(parts[m]["round"]),
                                                  "other_kinds": summarise_part(parts[m]["other"])}
                                              for m, t in tallies.items()}}
+        if kept:
+            for m in methods:
+                setups = [dict(board=fr.board, transform=fr.transform, specs=specs, background=fr.empty, config=config,
+                               model=None if m == "classical" else str(model or DEFAULT_MODEL), method=m,
+                               attributes=attributes) for fr in kept]
+                one = report["views"][view]["methods"][m]["ms_total"]
+                report["views"][view]["methods"][m]["throughput"] = pool_throughput(setups, [fr.image for fr in kept], workers, one)
     return report
+
+
+def pool_throughput(setups: list, images: list, workers: int, one_stream_ms: float) -> dict:
+    """Frames per second of a :class:`vision.pool.DetectorPool` of ``workers`` processes (one OpenCV
+    thread each) over ``images`` (image i seen with setup i), timed from the first frame handed to
+    it to the last observation back (the detectors are built first, as set-up work is everywhere in
+    this bench); ``one_stream_ms`` the same frames' mean wall time one after another."""
+    from vision.pool import DetectorPool
+
+    with DetectorPool(setups, workers=workers, threads=1) as pool:
+        t0 = time.perf_counter()
+        n = sum(1 for _ in pool.detect((i, im, i, 0.0) for i, im in enumerate(images)))
+        wall = time.perf_counter() - t0
+        cpu = float(np.mean(pool.cpu_ms))
+    ms = 1000.0 * wall / max(n, 1)
+    return {"workers": workers, "frames": n, "ms_per_frame": ms, "fps": 1000.0 / ms if ms > 0 else None,
+            "worker_cpu_ms_mean": cpu, "one_stream_ms": one_stream_ms,
+            "speedup": one_stream_ms / ms if ms > 0 else None}
 
 
 def format_report(report: dict) -> str:
@@ -404,6 +434,12 @@ def format_report(report: dict) -> str:
                          f"{r.get('max_mm', float('nan')):6.2f} {100 * r.get('within_3sigma', float('nan')):5.1f}% | "
                          f"{o['n']:8d} {o.get('median_mm', float('nan')):6.2f} {o.get('p99_mm', float('nan')):6.2f} | "
                          f"{s['cpu_ms_total']:.1f} ({stages}) = {s['fps_cpu'] or 0:.1f} fps of CPU; wall {s['ms_total']:.1f}")
+            if s.get("throughput"):
+                tp = s["throughput"]
+                lines.append(f"{'':10s} throughput on {tp['workers']} worker processes (a frame each, one OpenCV thread): "
+                             f"{tp['ms_per_frame']:.1f} ms a frame = {tp['fps']:.1f} frames/s over the same {tp['frames']} frames "
+                             f"({tp['speedup']:.2f}× one stream's {tp['one_stream_ms']:.1f} ms; {tp['worker_cpu_ms_mean']:.1f} ms CPU "
+                             f"a frame in its worker)")
             lines.append(f"{'':10s} tp {s['tp']} fn {s['fn']} fp {s['fp']}; missed by kind: "
                          + ", ".join(f"{k} {c['missed']}/{c['found'] + c['missed']}" for k, c in s["per_kind"].items() if c["missed"]))
             for part, label in (("round_kinds", "round kinds"), ("other_kinds", "non-round")):

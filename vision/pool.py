@@ -19,12 +19,16 @@ throughput figure use the pool. Each worker's detector sees every ``workers``-th
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue
 import time
 from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from vision.detect import DetectError
 
 _DETECTORS: list = []
+_STOPPED = "a detector worker process stopped (killed, or crashed in a native library)"
 
 
 def _start(setups: list, threads: int, ready) -> None:
@@ -41,6 +45,10 @@ def _start(setups: list, threads: int, ready) -> None:
         ready.put(f"{type(exc).__name__}: {exc}")
         return
     ready.put([d.method for d in _DETECTORS])
+
+
+def _ready() -> None:
+    """A no-op task: handing one to each worker starts it (the executor starts workers on demand)."""
 
 
 def _detect(job: tuple):
@@ -66,8 +74,18 @@ class DetectorPool:
         self.timings_ms: list = []  # each frame's stages (wall ms in its worker)
         ctx = mp.get_context("spawn")  # not fork: the parent's ONNX Runtime and OpenCV thread pools do not survive a fork
         ready = ctx.Queue()
-        self._pool = ctx.Pool(workers, initializer=_start, initargs=(list(setups), threads, ready))
-        answers = [ready.get() for _ in range(workers)]
+        # an executor, not multiprocessing.Pool: a worker that dies (a crash in a native library) breaks
+        # the pool and every frame waiting on it raises, where a Pool would wait for it for ever
+        self._pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_start, initargs=(list(setups), threads, ready))
+        starts = [self._pool.submit(_ready) for _ in range(workers)]
+        answers: list = []
+        while len(answers) < workers:
+            try:
+                answers.append(ready.get(timeout=0.5))
+            except queue.Empty:
+                if any(f.done() and f.exception() is not None for f in starts):
+                    self.close()
+                    raise DetectError("a detector worker process stopped while it was being set up") from None
         errors = [a for a in answers if isinstance(a, str)]
         if errors:
             self.close()
@@ -83,22 +101,27 @@ class DetectorPool:
             job = tuple(item) if len(item) == 4 else (0, *item)
             if not 0 <= int(job[0]) < self._n:
                 raise DetectError(f"setup {job[0]} is not one of the pool's {self._n}")
-            todo.append(self._pool.apply_async(_detect, (job,)))
+            try:
+                todo.append(self._pool.submit(_detect, job))
+            except BrokenProcessPool:
+                raise DetectError(_STOPPED) from None
             if len(todo) >= self.ahead:
                 yield self._collect(todo.popleft())
         while todo:
             yield self._collect(todo.popleft())
 
     def _collect(self, pending):
-        obs, timings, cpu = pending.get()
+        try:
+            obs, timings, cpu = pending.result()
+        except BrokenProcessPool:
+            raise DetectError(_STOPPED) from None
         self.timings_ms.append(timings)
         self.cpu_ms.append(cpu)
         return obs
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def __enter__(self):

@@ -63,3 +63,24 @@ def test_the_bench_reports_the_pool_throughput_of_the_same_frames(frames):
     assert out["ms_per_frame"] > 0 and abs(out["fps"] * out["ms_per_frame"] - 1000.0) < 1e-6
     assert abs(out["speedup"] - 100.0 / out["ms_per_frame"]) < 1e-9
     assert out["worker_cpu_ms_mean"] > 0
+
+
+def test_a_frame_the_detector_refuses_raises_its_error_here(frames):
+    with DetectorPool([_setup(frames[0])], workers=1) as pool:
+        with pytest.raises(Exception) as err:
+            list(pool.detect([(np.zeros((4, 4), np.uint8), 0, 0.0)]))
+        assert not isinstance(err.value, DetectError) or "stopped" not in str(err.value)
+
+
+@pytest.mark.parametrize("wait_s", [0.0, 1.0])  # the death seen when the frame is handed over, or while it waits
+def test_a_worker_that_dies_is_an_error_not_a_wait(frames, wait_s):
+    import os
+    import signal
+    import time
+
+    with DetectorPool([_setup(frames[0])], workers=1) as pool:
+        pid = next(iter(pool._pool._processes))  # the worker (test only: the executor's own table)
+        os.kill(pid, signal.SIGKILL)
+        time.sleep(wait_s)
+        with pytest.raises(DetectError, match="worker process stopped"):
+            list(pool.detect([(frames[0].image, 0, 0.0)]))

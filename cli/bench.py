@@ -89,8 +89,6 @@ def _render(args) -> int:
 
     if args.frames < 1:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
-    if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, got {args.workers}")
     report = bench_render(frames=args.frames, size=_size(args.size), seed=args.seed, threads=args.threads)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

@@ -84,3 +84,15 @@ def test_a_worker_that_dies_is_an_error_not_a_wait(frames, wait_s):
         time.sleep(wait_s)
         with pytest.raises(DetectError, match="worker process stopped"):
             list(pool.detect([(frames[0].image, 0, 0.0)]))
+
+
+def test_the_bench_commands_check_their_own_arguments(capsys):
+    from cli.main import main
+
+    assert main(["bench", "vision", "--workers", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--workers must be at least 1" in err and len(err.strip().splitlines()) == 1
+    # the render bench has no --workers: its own checks only (it once read one)
+    assert main(["bench", "render", "--frames", "0"]) == 2
+    assert "--frames must be at least 1" in capsys.readouterr().err
+    assert main(["bench", "render", "--frames", "1", "--size", "160x120", "--json"]) == 0

@@ -41,8 +41,11 @@ def _start(setups: list, threads: int, ready) -> None:
         from vision.detect import Detector
 
         _DETECTORS[:] = [Detector(**s) for s in setups]
+    except DetectError as exc:  # what one detector says when it cannot run as asked: said as it is
+        ready.put(str(exc))
+        return
     except Exception as exc:  # the parent turns it into a DetectError (a pool that cannot start)
-        ready.put(f"{type(exc).__name__}: {exc}")
+        ready.put(f"the detector could not be set up in a worker: {type(exc).__name__}: {exc}")
         return
     ready.put([d.method for d in _DETECTORS])
 
@@ -89,7 +92,7 @@ class DetectorPool:
         errors = [a for a in answers if isinstance(a, str)]
         if errors:
             self.close()
-            raise DetectError(f"the detector could not be set up in a worker: {errors[0]}")
+            raise DetectError(errors[0])
         self.methods = answers[0]  # each setup's detector method (``auto`` resolved)
         self._n = len(setups)
 

@@ -42,8 +42,10 @@ def test_the_pool_sees_each_frame_as_one_detector_does_in_order(frames):
 
 def test_a_setup_that_cannot_work_is_one_clear_error(frames):
     bad = dict(_setup(frames[0]), background=None)
-    with pytest.raises(DetectError, match="set up in a worker: DetectError: the classical detector needs the empty mat"):
+    with pytest.raises(DetectError, match="^the classical detector needs the empty mat"):  # as one detector says it
         DetectorPool([bad], workers=2)
+    with pytest.raises(DetectError, match="set up in a worker: TypeError: .*no_such_option"):
+        DetectorPool([dict(_setup(frames[0]), no_such_option=1)], workers=1)
 
 
 def test_a_frame_for_no_setup_is_refused(frames):

@@ -92,7 +92,7 @@ class BlobConfig:
     base_body_fraction: float = 0.62
     base_blur_px: float = 1.0
     base_first_iterations: int = 4
-    base_gate_mm: float = 8.0
+    base_gate_fraction: float = 0.64
     base_sigma_px: float = 0.6
     base_sigma_mm: float = 1.0
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
@@ -328,8 +328,9 @@ def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, ra
     it (the refinement's full steps). The image's blur is taken as ``base_blur_px`` (a figure's
     shaded body misleads the search for it). ``others``: image px outlines of the pieces around,
     left out too. Returns (centre (2,), σ mm: ``base_sigma_px`` image px there, at least
-    ``base_sigma_mm``, or the fit's own if larger), or None when a fit fails, finds no base or
-    moves more than ``base_gate_mm`` from ``c0``."""
+    ``base_sigma_mm``, or the fit's own if larger); None when a fit fails or finds no base; (None,
+    the distance mm) when it found a base farther from ``c0`` than ``base_gate_fraction`` of the
+    footprint radius (the silhouette's place stands, but the figure may stand at either)."""
     from dataclasses import replace
 
     from vision.refine import _fit_ok, _model_fit
@@ -343,8 +344,11 @@ def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, ra
         if fit is None or not np.all(np.isfinite(fit.c)):
             return None
         c = fit.c
-    if not _fit_ok(fit, c0, refine_config) or float(np.hypot(*(fit.c - c0))) > config.base_gate_mm:
+    if not _fit_ok(fit, c0, refine_config):
         return None
+    moved = float(np.hypot(*(fit.c - c0)))
+    if moved > config.base_gate_fraction * radius:
+        return None, moved
     own = float(np.sqrt(max(np.linalg.eigvalsh(fit.cov_unit)[-1], 0.0))) * fit.rms * refine_config.sigma_scale
     mmpp = float(transform.mm_per_px(fit.c[None])[0])
     return fit.c.copy(), max(config.base_sigma_mm, config.base_sigma_px * mmpp, own)

@@ -892,7 +892,8 @@ class Detector:
         """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan, the hunter;
         :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
         it left out (the other pieces' cylinders whole, the round pieces' outlines); where the fit
-        fails the silhouette's place and σ stay. In a live loop (``reuse``) a figure on an unchanged
+        fails the silhouette's place and σ stay; where it found a base beyond its gate, the place
+        stays and its σ grows by half the distance (in quadrature). In a live loop (``reuse``) a figure on an unchanged
         patch, placed from its silhouette within ``reuse_mm`` of where it was, keeps its last fit."""
         from vision.blobs import _body_hull, fit_figure_base
         from vision.refine import _outline_px
@@ -924,6 +925,8 @@ class Detector:
                 self._base_cache.append((start, kept, res))
             if res[0] is not None:
                 xy[i], sig[i] = res
+            elif len(res) > 1:  # a base found beyond the gate: the figure stands at either place (as two sizes of a disc)
+                sig[i] = float(np.hypot(sig[i], 0.5 * res[1]))
         return xy, sig
 
     def _carve(self, frame, p, k: str, cache, xy, kinds, conf, sig, found, carved) -> tuple:

@@ -352,7 +352,8 @@ def test_a_racers_base_fitted_to_the_frame_places_it_within_a_millimetre():
             assert sig >= bc.base_sigma_mm
         xy, sig = fit_figure_base(res.image, empty, T, truth + 5.0 * toward, r, h, bc, rc)
         assert np.hypot(*(xy - truth)) < 3.0 * sig
-        assert fit_figure_base(res.image, empty, T, truth - 12.0 * toward, r, h, bc, rc) is None  # beyond the 8 mm gate
+        far = fit_figure_base(res.image, empty, T, truth - 12.0 * toward, r, h, bc, rc)  # beyond the gate (8 mm)
+        assert far[0] is None and far[1] > bc.base_gate_fraction * r, far  # the base it found, and how far
 
 
 @needs_model
@@ -377,6 +378,48 @@ def test_the_detector_places_racers_by_their_base_and_reuses_the_fit_on_an_uncha
     plain.blob_config = dataclasses.replace(plain.blob_config, base_fit=False)
     silhouette = plain(res.image)
     assert max(_found(silhouette, "racer", res.truth[p.id].base_mm) for p in pieces) > 1.0  # (the fit is what places them)
+
+
+def test_the_gate_is_a_part_of_the_figures_radius():
+    """The toucan's silhouette can place it 9-13 mm off (the bench's tuning seeds), where its base
+    (45 mm across) is found: from a start 11 mm off, beyond a racer's 8 mm, its base is taken."""
+    from vision.blobs import BlobConfig, fit_figure_base
+    from vision.detect import DetectConfig
+
+    pieces = [piece(SPECS, "morris", "toucan", "toucan", 450.0, 300.0)]
+    board, res, empty, T = _render("morris/waterfall", pieces, seed=3, tilt=30)
+    bc, rc = BlobConfig.load(), DetectConfig.load().refine
+    r, h = SPECS.piece("morris", "toucan").radius, SPECS.piece("morris", "toucan").height
+    truth = np.asarray(res.truth["toucan"].base_mm, float)
+    toward = T.camera_centre_mm()[:2] - truth
+    toward /= np.hypot(*toward)
+    across = np.array([-toward[1], toward[0]])
+    assert bc.base_gate_fraction * SPECS.piece("dodo-dash", "racer").radius < 11.0 < bc.base_gate_fraction * r
+    for off in (11.0 * across, -11.0 * across):
+        xy, sig = fit_figure_base(res.image, empty, T, truth + off, r, h, bc, rc)
+        assert np.hypot(*(xy - truth)) < 1.0, (off, xy, truth)
+
+
+@needs_model
+def test_a_base_found_beyond_the_gate_leaves_the_place_and_widens_its_sigma(monkeypatch):
+    """Where the base's fit lands farther from the silhouette's place than the gate, the figure may
+    stand at either place: the silhouette's place stays, its σ grows by half the distance."""
+    import vision.blobs as blobs
+
+    g = "dodo-dash"
+    pieces = [piece(SPECS, g, "racer", "racer-1", 300.0, 200.0, colour="red")]
+    board, res, empty, T = _render("dodo-dash/dodorado-jungle", pieces)
+
+    def detect(fit):
+        monkeypatch.setattr(blobs, "fit_figure_base", fit)
+        det = Detector(board, T, specs=SPECS, background=empty, method="classical", attributes=False)
+        obs = det(res.image)
+        i = int(np.flatnonzero(np.asarray(obs.kind) == "racer")[0])
+        return obs.xy[i], float(obs.sigma[i])
+
+    xy0, s0 = detect(lambda *a, **k: None)  # no base found: the silhouette's place and σ
+    xy1, s1 = detect(lambda *a, **k: (None, 12.0))
+    assert np.allclose(xy1, xy0) and abs(s1 - np.hypot(s0, 6.0)) < 1e-9
 
 
 @needs_model

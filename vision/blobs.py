@@ -95,6 +95,8 @@ class BlobConfig:
     base_gate_fraction: float = 0.64
     base_sigma_px: float = 0.6
     base_sigma_mm: float = 1.0
+    card_centre: bool = False
+    card_stack_ratio: float = 0.0
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("racer", 1.2), ("figure", 1.8), ("token", 1.2), ("card", 2.5))
 
@@ -261,6 +263,41 @@ def _split(frame, region: np.ndarray, origin: tuple, mm_per_px: float, config: B
     cv2.watershed(img, markers)
     markers = markers[pad:pad + h, pad:pad + w]
     return [(markers == m) & region for m in range(1, nm)]
+
+
+def card_centre(transform, p: Proposal, height: float, card_area: float = 0.0, stack_ratio: float = 0.0) -> np.ndarray:
+    """(2,) mat mm: the centre of a card's silhouette ``p`` on the plane ``height`` above the mat:
+    the area centroid, in mat mm, of its outline mapped onto that plane (the image centroid of a
+    shape seen in perspective is not the image of its centre: a card's lies toward the camera). A
+    silhouette over ``stack_ratio`` × ``card_area`` (mm², both > 0) is a stack of cards (a draw
+    pile): its footprint swept away from the camera by its height's parallax, so its footprint's
+    centre lies back toward the camera by half the sweep (the area beyond one card over the
+    silhouette's width across that direction)."""
+    import cv2
+
+    cs, _ = cv2.findContours(p.region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    area, moment, outline = 0.0, np.zeros(2), []
+    for c in cs:
+        if len(c) < 3:
+            continue
+        pts = transform.image_to_mat(c.reshape(-1, 2).astype(float) + [p.box[0], p.box[1]], height)
+        x, y = pts[:, 0], pts[:, 1]
+        x1, y1 = np.roll(x, -1), np.roll(y, -1)
+        cross = x * y1 - x1 * y  # the shoelace terms: area and first moments of the polygon
+        area += 0.5 * float(cross.sum())
+        moment += np.array([float(((x + x1) * cross).sum()), float(((y + y1) * cross).sum())]) / 6.0
+        outline.append(pts)
+    if abs(area) < 1e-9:
+        return transform.image_to_mat(np.array([p.centre], float), height)[0]
+    c = moment / area
+    if card_area > 0 and stack_ratio > 0 and abs(area) > stack_ratio * card_area:
+        d = c - transform.camera_centre_mm()[:2]
+        d /= max(float(np.hypot(*d)), 1e-9)
+        across = np.vstack(outline) @ np.array([-d[1], d[0]])
+        width = float(across.max() - across.min())
+        if width > 1e-6:
+            c = c - 0.5 * (abs(area) - card_area) / width * d
+    return c
 
 
 def figure_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2,

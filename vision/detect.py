@@ -679,6 +679,9 @@ class Detector:
         self.game = board.game
         self.kinds = piece_kinds(specs, self.game)
         self.round = round_kinds(specs, self.game)
+        # each card kind's area (mm²): a card is placed by its silhouette's centre on the mat (vision.blobs.card_centre)
+        self._card_area = {p.name: float(np.prod(p.size)) for p in specs.of_game(self.game).values()
+                           if p.shape == "card" and len(p.size) == 2}
         self.background = Background(background, self.config.blur_px, scale=self.config.mask_scale) \
             if background is not None else None
         self.detector = None
@@ -799,8 +802,8 @@ class Detector:
         a figure (or, very surely, as nothing: the mat's print) are dropped; the foreground less the round pieces' silhouettes is cut into
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
-        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, behind_figures, figure_base, kind_of,
-                                  proposal_crops, proposals, regroup, resplit, round_crops, round_silhouettes,
+        from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, behind_figures, card_centre, figure_base,
+                                  kind_of, proposal_crops, proposals, regroup, resplit, round_crops, round_silhouettes,
                                   split_figures)
 
         bc = self.blob_config
@@ -863,6 +866,8 @@ class Detector:
                     xy.append(base)
                 elif c in FIGURE_CLASSES and bc.figure_base:
                     xy.append(figure_base(q, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
+                elif k in self._card_area and bc.card_centre:
+                    xy.append(card_centre(self.transform, q, h / 2.0, self._card_area[k], bc.card_stack_ratio))
                 else:
                     xy.append(self.transform.image_to_mat(np.array([q.centre], float), h / 2.0)[0])
                 kinds.append(k)

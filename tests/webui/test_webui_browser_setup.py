@@ -64,6 +64,9 @@ def test_teach_page_uploads_teaches_and_shows_the_accuracy(server, page, tmp_pat
     page.goto(server.base + "/setup/teach", wait_until="domcontentloaded")
     page.wait_for_selector("#task option", state="attached")
     page.select_option("#task", "team")
+    # a change of task clears the class field and the page's refresh then fills in the task's first
+    # class: wait for that, or it can land in the middle of typing ("homegreen")
+    page.wait_for_function("document.getElementById('cls').value !== ''")
     for cls, colour, seed in (("green", (40, 160, 40), 0), ("red", (40, 40, 200), 50)):
         files = []
         for i in range(6):

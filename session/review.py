@@ -83,8 +83,8 @@ def review(source: str, game: str, board_ref: str, out_dir, *, calibration=None,
            background=None, workers: int = 1) -> dict:
     """Review a recording; returns the summary dict (also written as review.json). A camera
     recording's frames are seen by the real detector; with ``workers`` > 1 on that many processes
-    at once (:class:`vision.pool.DetectorPool`, the frames ahead of the session), which takes the
-    same calls in a fraction of the time."""
+    at once (:class:`vision.pool.DetectorPool`, the frames ahead of the session): the same calls
+    in less time (a still piece's place within the detector's ``reuse_mm`` of one process's)."""
     from calibration.board import load_board
     from rules.core import action_from_dict, engine_for
 

@@ -12,8 +12,10 @@ frames came, with at most ``ahead`` frames in flight (a long recording is never 
 Latency is not what this buys: a frame still takes one core's time. The live loop wants the
 newest frame as soon as possible and keeps one detector (whose ``reuse`` of still pieces makes a
 frame at rest cheap); ``tableref review`` of a recorded match and ``tableref bench vision``'s
-throughput figure use the pool. Each worker's detector sees every ``workers``-th frame; its
-``reuse`` compares a patch with that frame (still pieces are still unchanged).
+throughput figure use the pool. A frame goes to whichever worker is free, so each worker's
+detector sees some of the frames, which ones depending on timing; its ``reuse`` compares a patch
+with the last frame it saw (a still piece is still unchanged there), so a still piece's place can
+differ from one detector's by up to ``reuse_mm``.
 """
 
 from __future__ import annotations

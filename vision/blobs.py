@@ -265,14 +265,15 @@ def _split(frame, region: np.ndarray, origin: tuple, mm_per_px: float, config: B
     return [(markers == m) & region for m in range(1, nm)]
 
 
-def card_centre(transform, p: Proposal, height: float, card_area: float = 0.0, stack_ratio: float = 0.0) -> np.ndarray:
+def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), stack_ratio: float = 0.0) -> np.ndarray:
     """(2,) mat mm: the centre of a card's silhouette ``p`` on the plane ``height`` above the mat:
     the area centroid, in mat mm, of its outline mapped onto that plane (the image centroid of a
     shape seen in perspective is not the image of its centre: a card's lies toward the camera). A
-    silhouette over ``stack_ratio`` × ``card_area`` (mm², both > 0) is a stack of cards (a draw
-    pile): its footprint swept away from the camera by its height's parallax, so its footprint's
-    centre lies back toward the camera by half the sweep (the area beyond one card over the
-    silhouette's width across that direction)."""
+    silhouette over ``stack_ratio`` × the area of a card of ``card_size`` (mm) grown by half a pixel
+    all round (a silhouette's edge is a pixel's width: far back that is several mm, and a single card
+    is no stack) is a stack of cards (a draw pile): its footprint swept away from the camera by its
+    height's parallax, so its footprint's centre lies back toward the camera by half the sweep (the
+    area beyond one card over the silhouette's width across that direction)."""
     import cv2
 
     cs, _ = cv2.findContours(p.region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -290,7 +291,12 @@ def card_centre(transform, p: Proposal, height: float, card_area: float = 0.0, s
     if abs(area) < 1e-9:
         return transform.image_to_mat(np.array([p.centre], float), height)[0]
     c = moment / area
-    if card_area > 0 and stack_ratio > 0 and abs(area) > stack_ratio * card_area:
+    grown = 0.0
+    if len(card_size) == 2 and stack_ratio > 0:
+        mu = float(transform.mm_per_px(c[None])[0])
+        grown = (card_size[0] + mu) * (card_size[1] + mu)
+    if grown > 0 and abs(area) > stack_ratio * grown:
+        card_area = float(card_size[0] * card_size[1])
         d = c - transform.camera_centre_mm()[:2]
         d /= max(float(np.hypot(*d)), 1e-9)
         across = np.vstack(outline) @ np.array([-d[1], d[0]])

@@ -679,8 +679,8 @@ class Detector:
         self.game = board.game
         self.kinds = piece_kinds(specs, self.game)
         self.round = round_kinds(specs, self.game)
-        # each card kind's area (mm²): a card is placed by its silhouette's centre on the mat (vision.blobs.card_centre)
-        self._card_area = {p.name: float(np.prod(p.size)) for p in specs.of_game(self.game).values()
+        # each card kind's size (mm): a card is placed by its silhouette's centre on the mat (vision.blobs.card_centre)
+        self._card_size = {p.name: tuple(float(v) for v in p.size) for p in specs.of_game(self.game).values()
                            if p.shape == "card" and len(p.size) == 2}
         self.background = Background(background, self.config.blur_px, scale=self.config.mask_scale) \
             if background is not None else None
@@ -866,8 +866,8 @@ class Detector:
                     xy.append(base)
                 elif c in FIGURE_CLASSES and bc.figure_base:
                     xy.append(figure_base(q, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
-                elif k in self._card_area and bc.card_centre:
-                    xy.append(card_centre(self.transform, q, h / 2.0, self._card_area[k], bc.card_stack_ratio))
+                elif k in self._card_size and bc.card_centre:
+                    xy.append(card_centre(self.transform, q, h / 2.0, self._card_size[k], bc.card_stack_ratio))
                 else:
                     xy.append(self.transform.image_to_mat(np.array([q.centre], float), h / 2.0)[0])
                 kinds.append(k)

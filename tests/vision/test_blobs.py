@@ -486,14 +486,14 @@ def test_a_card_is_placed_by_its_silhouettes_centre_on_the_mat(tilt):
     assert err < 0.6
     pile = _silhouette(T, [(foot, 0.0), (foot, 15.0)])
     flat = card_centre(T, pile, 0.15)
-    stacked = card_centre(T, pile, 0.15, a * b, 1.2)
+    stacked = card_centre(T, pile, 0.15, (a, b), 1.2)
     if tilt >= 45.0:
         assert np.hypot(*(plain - centre)) > err + 0.5
         assert np.hypot(*(flat - centre)) > 6.0 and np.hypot(*(stacked - centre)) < 0.6
     else:
         assert np.allclose(stacked, flat)
     # one card is no stack: the rule leaves it
-    assert np.allclose(card_centre(T, card, 0.15, a * b, 1.2), card_centre(T, card, 0.15))
+    assert np.allclose(card_centre(T, card, 0.15, (a, b), 1.2), card_centre(T, card, 0.15))
 
 
 @needs_model
@@ -504,7 +504,7 @@ def test_the_detector_places_a_card_by_its_centre_on_the_mat():
     board, res, empty, T = _render("dogo-dash/table", pieces, seed=4, tilt=45.0)
     truth = res.truth["card-1"].base_mm
     det = Detector(board, T, specs=SPECS, background=empty, method="classical", attributes=False)
-    assert det.blob_config.card_centre and det._card_area["card"] == 88.0 * 63.0
+    assert det.blob_config.card_centre and det._card_size["card"] == (88.0, 63.0)
     near = _found(det(res.image), "card", truth)
     det.blob_config = dataclasses.replace(det.blob_config, card_centre=False)
     before = _found(det(res.image), "card", truth)

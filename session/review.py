@@ -106,6 +106,8 @@ def review(source: str, game: str, board_ref: str, out_dir, *, calibration=None,
         from vision.sources import open_source
 
         frames = open_source(source)
+        if detector is None and transform is None:
+            raise ReviewError("a camera recording needs the mat registration: give --calibration reg.json")
         if detector is None and workers > 1:
             det, frames = _pooled_detector(board, transform, background, frames, workers)
             closing = det.close
@@ -237,9 +239,8 @@ def _same(a: dict, b: dict) -> bool:
 
 def _camera_detector(board, transform, background=None):
     """The real detector for camera frames (:class:`vision.detect.Detector`: YOLO when a model is
-    installed, else the classical one, which needs the empty mat ``background``, BGR image px)."""
-    if transform is None:
-        raise ReviewError("a camera recording needs the mat registration: give --calibration reg.json")
+    installed, else the classical one, which needs the empty mat ``background``, BGR image px; the
+    mat's registration ``transform``)."""
     from vision.detect import Detector
 
     det = Detector(board, transform, background=background, method="auto")
@@ -255,8 +256,6 @@ def _pooled_detector(board, transform, background, frames, workers: int):
     """(detector, frames) for a camera recording seen on a :class:`vision.pool.DetectorPool` of
     ``workers`` processes: the frames come out only once their observation is back, the next
     ones already in the workers; the detector answers the frame just handed out."""
-    if transform is None:
-        raise ReviewError("a camera recording needs the mat registration: give --calibration reg.json")
     from vision.pool import DetectorPool
 
     pool = DetectorPool([dict(board=board, transform=transform, background=background, method="auto")], workers=workers)

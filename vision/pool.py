@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import queue
-import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -59,9 +58,8 @@ def _ready() -> None:
 def _detect(job: tuple):
     k, image, index, timestamp = job
     det = _DETECTORS[k]
-    c0 = time.process_time()
     obs = det(image, index, timestamp)
-    return obs, dict(det.timings_ms), 1000.0 * (time.process_time() - c0)
+    return obs, sum(det.cpu_ms.values())  # (the detector's own CPU time of the call, its stages')
 
 
 class DetectorPool:
@@ -74,9 +72,8 @@ class DetectorPool:
             raise DetectError(f"workers must be >= 1, got {workers}")
         if not setups:
             raise DetectError("a detector pool needs at least one setup")
-        self.workers, self.ahead = workers, ahead or 2 * workers
+        self.ahead = ahead or 2 * workers
         self.cpu_ms: list = []  # each frame's worker CPU time (ms), in order
-        self.timings_ms: list = []  # each frame's stages (wall ms in its worker)
         ctx = mp.get_context("spawn")  # not fork: the parent's ONNX Runtime and OpenCV thread pools do not survive a fork
         ready = ctx.Queue()
         # an executor, not multiprocessing.Pool: a worker that dies (a crash in a native library) breaks
@@ -117,10 +114,9 @@ class DetectorPool:
 
     def _collect(self, pending):
         try:
-            obs, timings, cpu = pending.result()
+            obs, cpu = pending.result()
         except BrokenProcessPool:
             raise DetectError(_STOPPED) from None
-        self.timings_ms.append(timings)
         self.cpu_ms.append(cpu)
         return obs
 

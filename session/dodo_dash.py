@@ -1887,9 +1887,9 @@ class DodoDashSession(Session):
         the token's base below its top (σ the samples' there, at least: the fit, which knows of no
         touch, is no surer than the samples where one bent the path), or within what the token can have strayed off it between
         two samples (it never speeds up: inside the ellipse whose foci are its places at the two
-        samples and whose string is how far it can go between them) — but not inside an overlap
-        that began more than k σ above its top (passing over it, the token does not touch it until
-        they part, or it lands on it). A round token turns the way the friction of its edge sliding past the racer
+        samples and whose string is how far it can go between them) — but not, in an overlap
+        that began more than k σ above its top, while it is not surely below the top (coming over
+        it, the token touches it only once it comes down onto it or its edge). A round token turns the way the friction of its edge sliding past the racer
         turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
         the other way did not. A call already sure either way stays, but for a "no" resting on
         where the path (or the landing) came closest while the spin changed."""
@@ -1929,9 +1929,10 @@ class DodoDashSession(Session):
             for a0 in np.flatnonzero(over & ~np.concatenate([[False], over[:-1]])):
                 a1 = a0 + int(np.argmax(~over[a0:])) if (~over[a0:]).any() else len(over)
                 if Z[a0] - racer_h > k * self._onset_height_sigma(a0, g, Z, S, q_s, path.z_sigma, path.dt):
-                    # over it from above until they part, or it lands on it
-                    i_land = path.i_land
-                    can[a0:i_land if i_land is not None and a0 <= i_land < a1 else a1] = False
+                    # over it from above: no touch while it is higher than the top (coming down
+                    # while over it, it lands on it or clips its edge)
+                    high = Z[a0:a1] - racer_h > -k * path.z_sigma
+                    can[a0:a1] &= ~high
             if can.any():
                 near.append((i, int(np.argmin(np.where(can, g, np.inf)))))
         if len(near) > 1 and size is None:

@@ -297,6 +297,9 @@ class _World:
         if a is None or b is None or not self._collides(a, b):
             arbiter.process_collision = False
             return
+        # the flag stays on the pair's arbiter from step to step: a piece that came over another
+        # higher than its top and comes down while they still overlap collides from then on
+        arbiter.process_collision = True
         key = frozenset((a.piece.id, b.piece.id))
         if key in self.active:
             return

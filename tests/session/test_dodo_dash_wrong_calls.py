@@ -31,6 +31,10 @@ def calls(seed: int, index: int) -> tuple[dict, set]:
     (1, 643, "a log released from the hand beside the thrower"),
     (3, 790, "a banana spun by a racer as it landed beside it"),
     (0, 883, "a log that landed on a racer, was pushed off and slid to rest"),
+    (0, 214, "a banana that came down onto a racer it was passing over: that touch turned it, not a racer beside"),
+    (0, 262, "a banana spun where it came down onto one racer and landed on another, not by a third"),
+    (0, 286, "a banana spun as it came down onto the racer it passed over"),
+    (0, 15, "a feather turned as it came down onto the racer it passed over"),
 ], ids=lambda x: str(x) if isinstance(x, int) else "")
 def test_once_wrong_throws_are_right_or_asked(seed, index, why):
     verdicts, truth = calls(seed, index)

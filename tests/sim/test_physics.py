@@ -181,6 +181,20 @@ def test_airborne_token_flies_over_low_pieces_and_hits_tall_ones():
     assert "R" in touched(run2.contacts, "T")
 
 
+def test_a_token_coming_down_onto_a_racer_it_came_over_hits_it():
+    # released over the racer's edge 1 mm above its top, moving toward its centre: 14 ms later the
+    # token is below the top with the footprints still overlapping, and strikes the racer (the pair's
+    # collision, refused while the token was higher, must not stay refused until they part)
+    racer = PieceState("R", "racer", 300.0, 300.0, 12.5, 45.0)
+    tok = PieceState("T", "meteorite", 280.0, 300.0, 11.0, 4.0)
+    run = simulate(scene(racer, tok), [Launch("T", 280.0, 300.0, 46.0, 300.0, 0.0)], CFG, MAT)
+    hit = [c for c in run.contacts if {c.a, c.b} == {"T", "R"}]
+    assert hit and hit[0].t == pytest.approx(math.sqrt(2 * 1.0 / CFG.gravity_mm_s2), abs=3 * CFG.dt_s)
+    # released 2 mm higher it leaves the footprint before it is below the top: it passes over
+    over = simulate(scene(racer, tok), [Launch("T", 280.0, 300.0, 48.0, -300.0, 0.0)], CFG, MAT)
+    assert not [c for c in over.contacts if {c.a, c.b} == {"T", "R"}]
+
+
 def test_landing_on_a_piece_is_a_landing_contact():
     racer = PieceState("R", "racer", 300.0, 300.0, 12.5, 45.0)
     tok = PieceState("T", "meteorite", 300.0, 300.0, 11.0, 4.0)

@@ -358,7 +358,8 @@ class DodoDashSession(Session):
         (a) the path overlaps its footprint while the token's base is below the racer's top: the
             margin is the overlap depth, or the height below the top where the overlap began,
             whichever is less sure; a token that came over it higher, or went straight through its
-            footprint with no event around, passed over it;
+            footprint with no event around, passed over it, unless it came down below the top
+            while still closing on it (then too close to call at best);
         (b) the token lands overlapping it (margin: the overlap where it landed);
         (c) the path turns between two segments (a bounce: a landing or friction only slow it)
             where the token's edge meets that racer's, the turn pushing the token away from it: a
@@ -1148,7 +1149,9 @@ class DodoDashSession(Session):
         began with the token's base below the racer's top is a touch (the overlap's depth or the
         height below the top, whichever is less sure); one that came over it higher "passed over"
         (no near miss until they part), or went straight through its footprint with no event
-        around."""
+        around; if it came down below the top while still closing on the racer, over its footprint,
+        it "came down onto it": too close to call at best (it struck the racer, or grazed it too
+        lightly to move either)."""
         T, S, Z, low, i_land = path.T, path.S, path.Z, path.low, path.i_land
         t, i_launch = path.samples.t, path.samples.i_launch
         over = gap <= 0
@@ -1187,6 +1190,24 @@ class DodoDashSession(Session):
                 if through and -depth / s < over_c[0] / over_c[1]:
                     over_c = (-depth, s, float(T[i]), "passed over")
                 cands.append(over_c)
+                # coming down while it still closes on the racer, over its footprint: below the top
+                # there it strikes it (leaving, the gap opening, it no longer presses on it)
+                idx = np.arange(max(i, 1), min(end, len(gap)))
+                idx = idx[gap[idx] < gap[idx - 1]]
+                if len(idx):
+                    sz = np.where(T[idx] < t[i_launch], path.z_hold_s, path.z_sigma)
+                    sg = np.hypot(S[idx], q_s)
+                    zc = (racer_h - Z[idx]) / sz
+                    dc = -gap[idx] / sg
+                    c = np.minimum(zc, dc)
+                    j = int(np.argmax(c))
+                    by_height = zc[j] <= dc[j]
+                    sj = float(sz[j] if by_height else sg[j])
+                    # (never sure on its own: coming down onto its edge it may press too lightly to
+                    # move either, and a graze that moves nothing is no touch)
+                    down = (min(float(c[j]) * sj, 0.0), sj, float(T[idx[j]]), "came down onto it")
+                    if down[0] / down[1] > over_c[0] / over_c[1]:
+                        cands.append(down)
                 # an event while over it, low enough to touch it: the token may have left it
                 # there and come back below its top (a touch), which the path between the two
                 # samples does not show

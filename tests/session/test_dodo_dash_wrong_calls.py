@@ -35,6 +35,7 @@ def calls(seed: int, index: int) -> tuple[dict, set]:
     (0, 262, "a banana spun where it came down onto one racer and landed on another, not by a third"),
     (0, 286, "a banana spun as it came down onto the racer it passed over"),
     (0, 15, "a feather turned as it came down onto the racer it passed over"),
+    (0, 105, "a feather over a racer's footprint at the onset that came down below its top while closing on it"),
 ], ids=lambda x: str(x) if isinstance(x, int) else "")
 def test_once_wrong_throws_are_right_or_asked(seed, index, why):
     verdicts, truth = calls(seed, index)

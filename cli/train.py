@@ -46,6 +46,9 @@ def register(subparsers) -> None:
     d.add_argument("--hours", type=float, default=1.1, help="wall-clock budget in hours (default 1.1; 0: epochs only)")
     d.add_argument("--imgsz", type=int, default=320, help="network input size (default 320)")
     d.add_argument("--batch", type=int, default=16)
+    d.add_argument("--optimizer", default="AdamW", help="ultralytics optimizer (default AdamW; 'auto' picks a "
+                                                        "fine-tuning rate that barely trains a network from scratch)")
+    d.add_argument("--lr0", type=float, default=0.002, help="initial learning rate (default 0.002)")
     d.add_argument("--workers", type=int, default=2)
     d.add_argument("--data", default=None, help="dataset folder (reused if it has data.yaml; default a temp folder)")
     d.add_argument("--runs", default=None, help="ultralytics run folder (default: a temp folder)")
@@ -138,13 +141,13 @@ def run_detector(args: argparse.Namespace) -> int:
     print(f"dataset: {data} ({t1 - t0:.0f}s); training yolo11n from scratch, imgsz {args.imgsz}, "
           f"{args.epochs} epochs or {args.hours} h", flush=True)
     best = train(data / "data.yaml", runs / "detector", epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
-                 seed=args.seed, workers=args.workers, hours=args.hours or None)
+                 seed=args.seed, workers=args.workers, hours=args.hours or None, optimizer=args.optimizer, lr0=args.lr0)
     t2 = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(best, out / "detector.pt")
     onnx = export_onnx(out / "detector.pt", imgsz=args.imgsz)
     facts = {"classes": list(CLASSES), "images": args.images, "seed": args.seed, "imgsz": args.imgsz, "batch": args.batch,
-             "epochs_asked": args.epochs, "hours": args.hours, "data_s": round(t1 - t0), "train_s": round(t2 - t1),
+             "optimizer": args.optimizer, "lr0": args.lr0, "epochs_asked": args.epochs, "hours": args.hours, "data_s": round(t1 - t0), "train_s": round(t2 - t1),
              "results_csv": (runs / "detector" / "results.csv").read_text() if (runs / "detector" / "results.csv").exists() else "",
              "machine": f"{platform.machine()} {platform.processor()}", "onnx": onnx.name}
     (out / "train.json").write_text(json.dumps(facts, indent=1) + "\n")

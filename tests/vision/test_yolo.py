@@ -42,7 +42,7 @@ def test_missing_model_says_what_to_do(tmp_path):
             cls(tmp_path / "none.onnx")
 
 
-def test_one_epoch_train_export_onnx_returns_boxes(tmp_path):
+def test_one_epoch_train_export_onnx_returns_boxes(tmp_path, monkeypatch):
     """8 tiny images with coloured squares, 1 epoch from scratch, ONNX export, inference shapes (~12 s)."""
     import cv2
 
@@ -61,8 +61,19 @@ def test_one_epoch_train_export_onnx_returns_boxes(tmp_path):
         (tmp_path / "labels" / split / f"{i}.txt").write_text(f"0 {(x + 8) / 64:.4f} {(y + 8) / 64:.4f} 0.25 0.25\n")
     (tmp_path / "data.yaml").write_text(f"path: {tmp_path}\ntrain: images/train\nval: images/val\nnc: 2\n"
                                         "names:\n  0: disc-medium\n  1: hand\n")
+    import os
+
+    import torch
+    threads = []
+    set_threads = torch.set_num_threads
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: (threads.append(n), set_threads(n))[1])
     best = train(tmp_path / "data.yaml", tmp_path / "runs" / "t", epochs=1, imgsz=64, batch=4, workers=0,
                  cache=False, verbose=False)
+    # a rate for learning from nothing, not ultralytics' fine-tuning one, and every core for torch
+    # while it trains (ultralytics sets one fewer, for its data loaders)
+    run_args = (tmp_path / "runs" / "t" / "args.yaml").read_text()
+    assert "optimizer: AdamW" in run_args and "lr0: 0.002" in run_args
+    assert os.cpu_count() in threads
     onnx = export_onnx(best, imgsz=64)
     assert Path(onnx).is_file()
     det = OnnxDetector(onnx, conf=0.0001)

@@ -381,6 +381,12 @@ def realdata_report(root: str | Path | None = None, models: str | None = None, t
             "cards": cards_report(root, teach_images)}
 
 
+def _pct(x, width: int) -> str:
+    """A fraction as a percentage ``width`` wide; "–" where it is undefined (nothing found: no
+    precision)."""
+    return f"{'–':>{width + 1}s}" if x is None or x != x else f"{x * 100:{width}.1f}%"
+
+
 def format_report(report: dict) -> str:
     """A plain-text table of ``realdata_report``."""
     lines = [f"real photographs: {report['root']}",
@@ -390,8 +396,8 @@ def format_report(report: dict) -> str:
             col = r.get("colour", {}).get("accuracy")
             col_s = "" if col is None else f"{col * 100:7.1f}%"
             iou = r.get("iou50")
-            iou_s = "" if iou is None else f"{iou['recall'] * 100:5.1f}% / {iou['precision'] * 100:5.1f}%"
-            lines.append(f"{part + ': ' + name:44s} {r['recall'] * 100:6.1f}% {r['precision'] * 100:8.1f}% "
+            iou_s = "" if iou is None else f"{iou['recall'] * 100:5.1f}% / {_pct(iou['precision'], 5)}"
+            lines.append(f"{part + ': ' + name:44s} {r['recall'] * 100:6.1f}% {_pct(r['precision'], 8)} "
                          f"{r['tp']:>6d}/{r['labelled']:<8d} {col_s:>8s}  {iou_s:>15s}")
     lines.append(f"checkers: evaluated {len(report['checkers']['images'])} photos (test + valid); taught on "
                  f"{', '.join(report['checkers']['teach_images'])}")

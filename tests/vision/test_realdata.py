@@ -40,6 +40,10 @@ def test_format_report_prints_every_row():
               "cards": {"rows": {"quads": row}, "images": 3, "teach_images": ["c"]}}
     text = format_report(report)
     assert "checkers: discs" in text and "50.0%" in text and "100.0%" in text and "cards: quads" in text
+    # a finder that found nothing has no precision: a dash, not "nan%"
+    report["cards"]["rows"]["quads"] = dict(row, recall=0.0, precision=float("nan"), tp=0, predicted=0)
+    line = next(x for x in format_report(report).splitlines() if x.startswith("cards: quads"))
+    assert "nan" not in line and "–" in line and "0.0%" in line
 
 
 @needs_realdata

@@ -122,6 +122,11 @@ class ThrowPath:
     land_back: tuple | None = None
     land_pts: tuple | None = None
 
+    def height_sigma(self, times):
+        """σ (mm) of the base height at ``times`` (s): the held height's in the hand (before the
+        first sample off the resting place), one sample's after."""
+        return np.where(np.asarray(times) < self.samples.t[self.samples.i_launch], self.z_hold_s, self.z_sigma)
+
 
 @dataclass
 class Interval:
@@ -1056,7 +1061,6 @@ class DodoDashSession(Session):
         k = self.referee.k
         T, P, S, A, Z, size = path.T, path.P, path.S, path.A, path.Z, path.samples.size
         racer_h = self.specs.piece(GAME, "racer").height
-        t_launch = path.samples.t[path.samples.i_launch]
         d = iv.v_in / iv.s_in
         k0 = min(int(np.searchsorted(T, iv.t0)), len(T) - 1)
         ang = np.full(2, float(np.interp(iv.t0, T, A)))
@@ -1072,7 +1076,7 @@ class DodoDashSession(Session):
             a = k0
             while a > 0 and gp[a - 1] <= 0:
                 a -= 1
-            z_s = path.z_hold_s if T[a] < t_launch else path.z_sigma  # (in the hand, or in flight)
+            z_s = float(path.height_sigma(T[a]))
             below = (racer_h - float(Z[a])) / max(self._onset_height_sigma(a, gp, Z, S, rest_q[r.id][1], z_s, path.dt), 1e-6)
             if below > k:
                 out.append(r.id)
@@ -1153,7 +1157,6 @@ class DodoDashSession(Session):
         it "came down onto it": too close to call at best (it struck the racer, or grazed it too
         lightly to move either)."""
         T, S, Z, low, i_land = path.T, path.S, path.Z, path.low, path.i_land
-        t, i_launch = path.samples.t, path.samples.i_launch
         over = gap <= 0
         cands = []
         free = np.ones(len(T), dtype=bool)
@@ -1166,7 +1169,7 @@ class DodoDashSession(Session):
             # there): a token that met the racer below its top would have bounced off it
             through = end < len(over) and not any(e0 <= T[min(end, len(T) - 1)] + 0.02 and e1 >= T[i] - 0.02
                                                   for e0, e1 in events.intervals)
-            z_s = path.z_hold_s if T[i] < t[i_launch] else path.z_sigma  # (in the hand, or in flight)
+            z_s = float(path.height_sigma(T[i]))
             if i_land is not None and i <= i_land < end:
                 cands.append(_land_margin(path, gap, q_s, self.referee.k, land) + (float(T[i_land]), "landed on"))
             elif low[i]:
@@ -1195,7 +1198,7 @@ class DodoDashSession(Session):
                 idx = np.arange(max(i, 1), min(end, len(gap)))
                 idx = idx[gap[idx] < gap[idx - 1]]
                 if len(idx):
-                    sz = np.where(T[idx] < t[i_launch], path.z_hold_s, path.z_sigma)
+                    sz = path.height_sigma(T[idx])
                     sg = np.hypot(S[idx], q_s)
                     zc = (racer_h - Z[idx]) / sz
                     dc = -gap[idx] / sg

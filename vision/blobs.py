@@ -275,34 +275,28 @@ def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), st
     height's parallax, so its footprint's centre lies back toward the camera by half the sweep (the
     area beyond one card over the silhouette's width across that direction)."""
     import cv2
+    from shapely.geometry import Polygon
 
     cs, _ = cv2.findContours(p.region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    area, moment, outline = 0.0, np.zeros(2), []
-    for c in cs:
-        if len(c) < 3:
-            continue
-        pts = transform.image_to_mat(c.reshape(-1, 2).astype(float) + [p.box[0], p.box[1]], height)
-        x, y = pts[:, 0], pts[:, 1]
-        x1, y1 = np.roll(x, -1), np.roll(y, -1)
-        cross = x * y1 - x1 * y  # the shoelace terms: area and first moments of the polygon
-        area += 0.5 * float(cross.sum())
-        moment += np.array([float(((x + x1) * cross).sum()), float(((y + y1) * cross).sum())]) / 6.0
-        outline.append(pts)
-    if abs(area) < 1e-9:
+    outline = [transform.image_to_mat(c.reshape(-1, 2).astype(float) + [p.box[0], p.box[1]], height)
+               for c in cs if len(c) >= 3]
+    polys = [q for q in (Polygon(pts) for pts in outline) if q.area > 0]  # (a line of pixels has no centroid)
+    area = sum(q.area for q in polys)
+    if area < 1e-9:
         return transform.image_to_mat(np.array([p.centre], float), height)[0]
-    c = moment / area
+    c = sum(np.array(q.centroid.coords[0]) * q.area for q in polys) / area
     grown = 0.0
     if len(card_size) == 2 and stack_ratio > 0:
         mu = float(transform.mm_per_px(c[None])[0])
         grown = (card_size[0] + mu) * (card_size[1] + mu)
-    if grown > 0 and abs(area) > stack_ratio * grown:
+    if grown > 0 and area > stack_ratio * grown:
         card_area = float(card_size[0] * card_size[1])
         d = c - transform.camera_centre_mm()[:2]
         d /= max(float(np.hypot(*d)), 1e-9)
         across = np.vstack(outline) @ np.array([-d[1], d[0]])
         width = float(across.max() - across.min())
         if width > 1e-6:
-            c = c - 0.5 * (abs(area) - card_area) / width * d
+            c = c - 0.5 * (area - card_area) / width * d
     return c
 
 

@@ -73,6 +73,8 @@ class DetectConfig:
     hand_area_mm2: float = 12000.0
     hand_margin_mm: float = 40.0
     hand_local_scale: bool = True
+    hand_piece_distance: float = 0.0
+    hand_rim_distance: float = 30.0
     border_px: int = 3
     min_confidence: float = 0.25
     yolo_conf: float = 0.25
@@ -266,7 +268,8 @@ class Candidates:
     """Rough pieces: ``xy`` (n, 2) mat mm, ``kind`` (n,) names, ``score`` (n,), ``xyxy`` (n, 4)
     image px boxes (NaN for the classical path), ``occluders`` (m, 4) image px boxes of hands;
     ``fragment`` (n,) bool: found from a part of the mask too thin for a peak (see :func:`_fragments`;
-    None: none is)."""
+    None: none is); ``hands``: (H, W) bool masks of the hands' own pixels where pieces touching them
+    were kept (see ``DetectConfig.hand_piece_distance``), left out of the pieces' fits.""" 
 
     xy: np.ndarray
     kind: list
@@ -274,6 +277,7 @@ class Candidates:
     xyxy: np.ndarray
     occluders: np.ndarray
     fragment: np.ndarray | None = None
+    hands: list = field(default_factory=list)
 
     @classmethod
     def empty(cls, occluders=None) -> "Candidates":
@@ -360,6 +364,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     n_cc, labels, stats, cents = cv2.connectedComponentsWithStats(small, connectivity=8)
     occluders = []
     hands = None
+    hand_masks: list = []
     scale = float(np.median(transform.mm_per_px(board.corners_mm())))
     big = [k for k in range(1, n_cc) if stats[k][4] / (f * f) * scale * scale > config.hand_area_mm2]
     if big and config.hand_local_scale:
@@ -376,10 +381,20 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         occluders.append([x / f, y / f, (x + w) / f, (y + h) / f])
     if occluders:
         hands = np.isin(labels, big).astype(np.uint8) * 255
+        pieces = _not_hand(background._shrink(frame), background.small, labels, big, config.hand_piece_distance,
+                           config.hand_rim_distance) \
+            if config.hand_piece_distance > 0 else None
+        if pieces is not None:
+            hands[pieces > 0] = 0
+            pieces = cv2.resize(pieces, (w_img, h_img), interpolation=cv2.INTER_NEAREST)
         hands = cv2.resize(hands, (w_img, h_img), interpolation=cv2.INTER_NEAREST)
+        if pieces is not None:  # the hand's own pixels (and its blurred rim) are no part of a piece's fit
+            hand_masks.append(cv2.dilate(hands, np.ones((3, 3), np.uint8)) > 0)
         # fingers the threshold cut off the arm lie near it: nothing next to a hand is a piece
         r = max(1, int(round(config.hand_margin_mm / scale)))
         hands = cv2.dilate(hands, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+        if pieces is not None:  # ... but what is not coloured like the hand and touches it is
+            hands[pieces > 0] = 0
         mask[hands > 0] = 0
         if dark is not None:
             dark[hands > 0] = 0
@@ -456,7 +471,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 frag.append(True)
     n = len(xy)
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
-                      np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool))
+                      np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool),
+                      hand_masks)
 
 
 def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin: tuple,
@@ -496,6 +512,78 @@ def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin
             continue
         out.append((fx, fy, best))
     return out
+
+
+def _not_hand(small_frame: np.ndarray, small_mat: np.ndarray, labels: np.ndarray, big: list,
+              distance: float, rim_distance: float) -> np.ndarray | None:
+    """(h, w) uint8 mask at the mask's scale (0 / 255): the pixels of the hands' blobs (``labels``
+    == one of ``big``) ``distance`` or more grey levels from their hand's colour (the blob's median,
+    brightness discounted: scaled to the pixel's, as light and shade scale skin): a piece the
+    fingers touch or partly cover joins the arm's blob, yet keeps its own colour. On the blob's
+    rim (2 px) a pixel must also lie ``rim_distance`` or more from every mix of the hand's colour
+    and the empty mat (``small_mat``), shaded or not (:func:`_mix_residual`): the hand's edge,
+    blurred into the print under it or into its own shadow, is such a mix. Opened with a 3×3
+    square. None: no such pixel."""
+    import cv2
+
+    out = np.zeros(labels.shape, np.uint8)
+    frame_f = small_frame.astype(np.float32) + 1.0
+    mat_f = small_mat.astype(np.float32) + 1.0
+    for k in big:
+        blob = labels == k
+        inner = cv2.erode(blob.view(np.uint8), np.ones((5, 5), np.uint8)) > 0
+        skin = np.median(frame_f[inner if inner.sum() >= 50 else blob], axis=0)
+        f = frame_f[blob]
+        ratio = np.clip(f @ skin / float(skin @ skin), 0.5, 1.5)
+        piece = np.linalg.norm(f - ratio[:, None] * skin[None, :], axis=1) >= distance
+        rim = piece & ~inner[blob]
+        if rim.any():
+            piece[rim] = _mix_residual(f[rim], skin, mat_f[blob][rim]) >= rim_distance
+        out[blob] = np.where(piece, 255, 0).astype(np.uint8)
+    out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return out if out.any() else None
+
+
+def _mix_residual(f: np.ndarray, s: np.ndarray, b: np.ndarray, lit: tuple = (0.5, 1.5), shade: tuple = (0.2, 1.15),
+                  steps: int = 11) -> np.ndarray:
+    """(n,) the least distance from each colour ``f`` (n, 3) to a mix ``α · g · s + (1 − α) · k · b[i]``
+    of one colour ``s`` (3,) lit or shaded by ``g`` in ``lit`` and a colour per pixel ``b`` (n, 3)
+    darkened or lit by ``k`` in ``shade``, over ``α`` in [0, 1] (``steps`` values, each a box of
+    ``(α g, (1 − α) k)``: :func:`_box_residual`)."""
+    best = np.full(len(f), np.inf)
+    for alpha in np.linspace(0.0, 1.0, steps):
+        best = np.minimum(best, _box_residual(f, s, b, alpha * lit[0], alpha * lit[1],
+                                              (1 - alpha) * shade[0], (1 - alpha) * shade[1]))
+    return best
+
+
+def _box_residual(f: np.ndarray, s: np.ndarray, b: np.ndarray, a_lo: float, a_hi: float, c_lo: float,
+                  c_hi: float) -> np.ndarray:
+    """(n,) the least distance from each colour ``f`` (n, 3) to ``a · s + c · b[i]`` over ``a`` in
+    [``a_lo``, ``a_hi``] and ``c`` in [``c_lo``, ``c_hi``]: the free least-squares solution where it
+    lies in the box, else the best of the box's four edges."""
+    ss = float(s @ s)
+    sb = b @ s
+    bb = np.maximum(np.einsum("ij,ij->i", b, b), 1e-6)
+    fs = f @ s
+    fb = np.einsum("ij,ij->i", f, b)
+
+    def resid(a, c):
+        d = f - np.multiply.outer(a, s) - c[:, None] * b
+        return np.sqrt(np.einsum("ij,ij->i", d, d))
+
+    det = ss * bb - sb * sb
+    safe = det > 1e-6 * ss * bb
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a0 = np.where(safe, (fs * bb - fb * sb) / det, a_lo)
+        c0 = np.where(safe, (fb * ss - fs * sb) / det, c_lo)
+    inside = safe & (a0 >= a_lo) & (a0 <= a_hi) & (c0 >= c_lo) & (c0 <= c_hi)
+    best = np.where(inside, resid(np.clip(a0, a_lo, a_hi), np.clip(c0, c_lo, c_hi)), np.inf)
+    for a in (a_lo, a_hi):  # the edges a = const: c by least squares, clipped
+        best = np.minimum(best, resid(np.full(len(f), a), np.clip((fb - a * sb) / bb, c_lo, c_hi)))
+    for c in (c_lo, c_hi):  # the edges c = const
+        best = np.minimum(best, resid(np.clip((fs - c * sb) / ss, a_lo, a_hi), np.full(len(f), c)))
+    return best
 
 
 def _specks(small: np.ndarray, mask: np.ndarray, hands: np.ndarray | None, f: float,
@@ -637,7 +725,7 @@ def _merge(classical: Candidates, yolo: Candidates, kinds: dict, kind_conf: floa
                       [ckind[j] for j in mine] + [yolo.kind[i] for i in keep],
                       np.concatenate([classical.score[mine], yolo.score[keep]]),
                       np.vstack([classical.xyxy[mine], yolo.xyxy[keep]]), np.vstack([classical.occluders, yolo.occluders]),
-                      np.concatenate([frag[mine], np.zeros(len(keep), bool)]))
+                      np.concatenate([frag[mine], np.zeros(len(keep), bool)]), classical.hands)
 
 
 class Detector:
@@ -1162,10 +1250,10 @@ class Detector:
         keep[idx[~ok]] = False
         return obs[keep]
 
-    def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None):
+    def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None, hands=()):
         """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.
         ``choices``: per piece the radii it may have, ``weak`` whether it was found from a fragment
-        of the mask (see :func:`vision.refine.refine_model`)."""
+        of the mask (see :func:`vision.refine.refine_model`); ``hands``: frame masks left out of the fits."""
         from vision.refine import Refined
 
         n = len(rough)
@@ -1193,7 +1281,7 @@ class Detector:
         if todo.any():
             sub = [choices[i] for i in np.nonzero(todo)[0]] if choices is not None else None
             res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg,
-                               radius_choices=sub, exclude=self.static,
+                               radius_choices=sub, exclude=list(self.static) + list(hands),
                                weak=np.asarray(weak, bool)[todo] if weak is not None else None)
             for name in ("xy", "sigma", "radius", "quality", "ok", "residual", "choice"):
                 getattr(out, name)[todo] = getattr(res, name)
@@ -1234,7 +1322,7 @@ class Detector:
                     choices.append(uniq)
             res = self._refine_cached(frame, xy[rnd], [cand.kind[i] for i in idx], radius[rnd], height[rnd], bg,
                                       [[k.radius for k in ch] for ch in choices] if choices is not None else None,
-                                      cand.fragment[rnd] if cand.fragment is not None else None)
+                                      cand.fragment[rnd] if cand.fragment is not None else None, hands=cand.hands)
             if choices is not None:
                 names = list(cand.kind)
                 for j, i in enumerate(idx):

@@ -494,11 +494,20 @@ def _outlines_px(transform: MatTransform, centres, radii, h: float, k: int = 36)
 
 def _exclusion(polys, x0: int, y0: int, w: int, h: int) -> np.ndarray | None:
     """(h, w) bool of the ROI at (x0, y0): the pixels of other pieces (``polys``, image px outlines)
-    and the pixel around them; None when none of them reaches the ROI."""
+    and the pixel around them; None when none of them reaches the ROI. An entry of ``polys`` may
+    also be a bool mask of the whole frame (its true pixels left out: a hand)."""
     import cv2
 
     out = None
     for poly in polys or ():
+        if poly.dtype == bool:
+            cov = poly[max(y0, 0):y0 + h, max(x0, 0):x0 + w]
+            if not cov.any():
+                continue
+            full = np.zeros((h, w), bool)
+            full[max(y0, 0) - y0:max(y0, 0) - y0 + cov.shape[0], max(x0, 0) - x0:max(x0, 0) - x0 + cov.shape[1]] = cov
+            out = full if out is None else (out | full)
+            continue
         if poly[:, 0].max() < x0 - 1 or poly[:, 1].max() < y0 - 1 or poly[:, 0].min() > x0 + w or poly[:, 1].min() > y0 + h:
             continue
         cov = _coverage_roi(poly, x0, y0, w, h) > 0.02
@@ -832,7 +841,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     ``neighbour_gap`` × the sum of the radii apart: two candidates closer than that are one piece).
     ``radius_choices``: per piece, a sequence of radii (mm) it may have, the first its own:
     :func:`radius_choice` picks one at the rough position before the fit (``Refined.choice``).
-    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit.
+    ``exclude``: image px outlines of fixed things (the board's blocks) left out of every fit, or
+    bool masks of the frame (hands).
 
     ``weak``: (n,) bool, pieces whose rough place and size say little (found from a thin part of the
     mask: a piece coloured like the mat shows only its wall or rim). Every size of a weak piece's

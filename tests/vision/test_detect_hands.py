@@ -1,6 +1,8 @@
 """Hands and arms in the classical path: a big part of the empty-mat difference is a hand, its size
 measured in mat mm² at its own place as well as at the board's median scale."""
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -72,3 +74,73 @@ def test_an_arm_stays_a_hand_near_the_camera_and_far_from_it(view):
         arm = _rect_towards_centre(corner, 120.0, 260.0)  # 31200 mm²
         img = _with_patch(empty, T, arm)
         assert len(_occluders(img, empty, T, local=True)) == 1, corner
+
+
+def _arm_to(img, T, xy_mm, reach_mm: float, width_mm: float = 40.0, colour=(120, 160, 220)):
+    """``img`` with a flat skin-coloured arm from the image's left border, level with the mat point
+    ``xy_mm``, to ``reach_mm`` (at that point's scale) short of it."""
+    out = img.copy()
+    c = T.mat_to_image(np.asarray([xy_mm], float), 0.0)[0]
+    s = float(T.mm_per_px(np.asarray([xy_mm], float))[0])
+    half, end = 0.5 * width_mm / s, c[0] - reach_mm / s
+    cv2.rectangle(out, (0, int(round(c[1] - half))), (int(round(end)), int(round(c[1] + half))), colour, -1)
+    return out
+
+
+def test_a_disc_the_fingers_touch_is_found_and_the_arm_alone_is_no_piece():
+    from sim.scene import PieceState
+    from vision.detect import Detector
+
+    cam = framed_camera(np.random.default_rng(4), BOARD, tilt=(20.0, 20.0))
+    T = cam.transform()
+    spec = load_specs().of_game("dino-dunk")["disc-medium"]
+    x, y = 450.0, 300.0
+    disc = PieceState("away:1", "disc-medium", x, y, radius=spec.radius, height=spec.height, attributes={"team": "away"})
+    image = render_scene(BOARD, Scene("dino-dunk", BOARD.ref, [disc]), cam, clean_style(), 1).image
+    empty = render_scene(BOARD, Scene("dino-dunk", BOARD.ref, []), cam, clean_style(), 2).image
+    touched = _arm_to(image, T, (x, y), reach_mm=spec.radius - 4.0)  # the fingertips 4 mm over its rim
+    arm_alone = _arm_to(empty, T, (x, y), reach_mm=spec.radius - 4.0)
+
+    def found(img, distance):
+        cfg = dataclasses.replace(DetectConfig.load(), hand_piece_distance=distance)
+        det = Detector(BOARD, T, specs=load_specs(), background=empty, config=cfg, method="classical", attributes=False)
+        obs = det(img, 0, 0.0)
+        assert len(det.occluders) == 1  # the arm is seen as a hand either way
+        return obs
+
+    assert len(found(touched, 0.0)) == 0  # merged with the arm's blob: taken for a part of the hand
+    obs = found(touched, 60.0)
+    assert len(obs) == 1 and obs.kind[0] == "disc-medium"
+    # the hand's own pixels are left out of the fit (with them the outline slid 2.5 mm toward the arm)
+    assert np.hypot(obs.xy[0, 0] - x, obs.xy[0, 1] - y) < 1.0
+    assert len(found(arm_alone, 60.0)) == 0  # the arm's rim (skin blurred into the mat) is no piece
+
+
+def test_mix_residual_is_the_least_distance_to_the_mixes():
+    """Against a brute-force search of a fine grid of (α, g, k) (as good or worse), and the cases the
+    hands need: skin lit or shaded, skin's rim over a shaded mat, a dark or another colour's piece."""
+    from vision.detect import _box_residual, _mix_residual
+
+    rng = np.random.default_rng(0)
+    s = np.array([120.0, 160.0, 220.0])
+    f, b = rng.uniform(0, 255, (300, 3)), rng.uniform(0, 255, (300, 3))
+    # one box: a in [0.2, 1.3], c in [0.1, 0.9]
+    got = _box_residual(f, s, b, 0.2, 1.3, 0.1, 0.9)
+    a, c = np.linspace(0.2, 1.3, 221), np.linspace(0.1, 0.9, 161)
+    d = f[:, None, None, :] - a[None, :, None, None] * s - c[None, None, :, None] * b[:, None, None, :]
+    grid = np.sqrt((d ** 2).sum(-1)).min(axis=(1, 2))
+    assert np.all(got <= grid + 1e-9) and np.all(grid - got < 2.5)
+    # the mixes: α on the same 11 steps, g and k on fine grids
+    got = _mix_residual(f, s, b)
+    best = np.full(len(f), np.inf)
+    for alpha in np.linspace(0, 1, 11):
+        ag = alpha * np.linspace(0.5, 1.5, 101)
+        ck = (1 - alpha) * np.linspace(0.2, 1.15, 96)
+        d = f[:, None, None, :] - ag[None, :, None, None] * s - ck[None, None, :, None] * b[:, None, None, :]
+        best = np.minimum(best, np.sqrt((d ** 2).sum(-1)).min(axis=(1, 2)))
+    assert np.all(got <= best + 1e-9) and np.all(best - got < 2.5)
+    mat = np.array([60.0, 140.0, 60.0])
+    explained = np.array([0.7 * s, 1.3 * s, 0.5 * s + 0.5 * 0.6 * mat, 0.8 * mat])
+    assert _mix_residual(explained, s, np.tile(mat, (4, 1))).max() < 1e-6
+    pieces = np.array([[160.0, 50.0, 150.0], [235.0, 235.0, 235.0]])  # purple, white
+    assert _mix_residual(pieces, s, np.tile(mat, (2, 1))).min() > 40.0

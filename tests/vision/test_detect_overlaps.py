@@ -98,7 +98,7 @@ def test_a_round_find_placed_less_surely_than_its_size_is_dropped(monkeypatch):
     cand = Candidates(np.array([[300.0, 300.0], [500.0, 300.0]]), ["ball", "disc-medium"], np.array([1.0, 1.0]),
                       np.full((2, 4), np.nan), np.zeros((0, 4)))
 
-    def refined(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None):
+    def refined(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None, hands=()):
         n = len(rough)
         return Refined(rough.copy(), np.array([12.0, 0.5]), radius.copy(), np.ones(n), np.ones(n, bool),
                        np.zeros(n), np.zeros(n, int))

@@ -261,8 +261,10 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
         fig.wrong_why["a confident call"] = fig.wrong_why.get("a confident call", 0) + 1
         fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "truth": sorted(want),
                              "session": {r: [v.answer, round(-v.margin, 2), v.detail["evidence"]] for r, v in verdicts.items()}})
-    # first touched: the earliest racer whose touch is not a confident "no"
-    order = sorted((v for v in verdicts.values() if v.answer != "no"), key=lambda v: v.detail["t"] or 0.0)
+    # first touched: the earliest racer whose touch is not a confident "no" (as the session orders them)
+    from session.dodo_dash import touch_order
+
+    order = sorted((v for v in verdicts.values() if v.answer != "no"), key=touch_order)
     first = truth["first_hit"]
     if order and order[0].answer == "too_close":
         fig.first_asked += 1

@@ -11,7 +11,8 @@
   event between two samples that the fits cannot place (a bounce unseen, a turn no racer explains)
   leaves the racers the token could have reached too close to call. Racers in the order first
   touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
-  a person (``dodo-dash.hit`` default: not hit). A token at rest on the mat starts unseen between two
+  a person (``dodo-dash.hit`` default: not hit); for the Feather and the Dodo one that can have come
+  before the first racer surely touched is asked as "touched before it?" (:meth:`DodoDashSession.asked_before`). A token at rest on the mat starts unseen between two
   frames: the racers within reach of that start (out at the fastest throw, back no faster than it
   was first seen going plus what friction took off) are in doubt unless other evidence decides them. Where it landed is judged over every instant the landing can
   have been (between the last sample in the air and the first on the mat when no fall placed it).
@@ -73,6 +74,14 @@ class ThrowSamples:
     size: tuple | None
     i_launch: int
     t_launch: float
+
+
+def touch_order(v) -> tuple:
+    """The sort key of a racer's "touched" verdict in the order first touched: its time (none:
+    last); at the same time a call too close to call first (it may have come first: which did is
+    then a person's to say, not the order the racers were listed in)."""
+    t = v.detail.get("t")
+    return (t if t is not None else 1e9, v.answer != "too_close")
 
 
 @dataclass
@@ -274,7 +283,26 @@ class DodoDashSession(Session):
             verdicts, order = self.hit_verdicts(flick, proj, racers)
         flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
                            "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
-        return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
+        before = self.asked_before(verdicts) if (proj.kind if proj is not None else lost[1]) in FIRST_ONLY else None
+        return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order, before=before)
+
+    @staticmethod
+    def asked_before(verdicts) -> dict:
+        """{racer too close to call: the first racer surely touched} for each such racer that can
+        have been touched before it (placed at or ahead of it in the order first touched): for a
+        projectile that counts only its first racer, what a person must say is whether it came
+        first. Empty when no racer is surely touched."""
+        order = sorted((v for v in verdicts if v.answer != "no"), key=touch_order)
+        sure = next((v for v in order if v.answer == "yes"), None)
+        if sure is None:
+            return {}
+        out = {}
+        for v in order:
+            if v is sure:
+                break
+            if v.answer == "too_close":
+                out[v.detail["racer"]] = sure.detail["racer"]
+        return out
 
     # -- the racers: the identities the user gave -----------------------------------------------------
     _named_racers: set = frozenset()  # names the user gave pieces the detector saw as racers then
@@ -1176,7 +1204,14 @@ class DodoDashSession(Session):
                 # touched: deep enough, and below the racer's top when it began (σ of that
                 # height: the fall's and the onset's time uncertainty times the fall speed)
                 h_c = (racer_h - float(Z[i]), self._onset_height_sigma(i, gap, Z, S, q_s, z_s, path.dt))
-                cands.append(min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6)) + (float(T[i]), "overlap"))
+                best = min((depth, s), h_c, key=lambda c: c[0] / max(c[1], 1e-6))
+                if any(e0 < T[i] < e1 for e0, e1 in events.intervals):
+                    # begun between two samples where something happened unseen (the next
+                    # segment does not carry on from this one): the token may have turned
+                    # before it got there, so the fit carried on is no sure place
+                    cands.append((min(best[0], 0.0), best[1], float(T[i]), "overlap, the path unseen there"))
+                else:
+                    cands.append(best + (float(T[i]), "overlap"))
             else:
                 # came over it from above: no touch until they part (the token leaving it, or
                 # closing on it, is no near miss either: widen while the gap keeps changing so,
@@ -1213,9 +1248,10 @@ class DodoDashSession(Session):
                         cands.append(down)
                 # an event while over it, low enough to touch it: the token may have left it
                 # there and come back below its top (a touch), which the path between the two
-                # samples does not show
+                # samples does not show; so may a touch that changed its spin (another racer's:
+                # it can have turned the token back onto this one)
                 t_end = float(T[min(end, len(T) - 1)])
-                for e0, e1 in events.intervals:
+                for e0, e1 in list(events.intervals) + [ch[:2] for ch in self._spin_changes_of(path)]:
                     if e0 <= t_end and e1 >= T[i] and float(np.interp(min(e1, t_end), T, Z)) < racer_h:
                         cands.append((0.0, s, max(float(e0), float(T[i])), "passed over, an event while over it"))
                         break
@@ -1563,6 +1599,11 @@ class DodoDashSession(Session):
         if s.t[0] >= flick.t_start:  # its start unseen: it can have come from anywhere the throw reaches
             reach.slack = reach.slack.copy()
             reach.slack[0] += self.max_speed_mm_s * max(float(s.t[0]) - self.t0(flick), 2 * self._frame_s(flick))
+        elif 0 < s.i_launch < len(s.t) and len(reach.t) and abs(float(reach.t[0]) - float(s.t[s.i_launch - 1])) < 1e-9:
+            # seen at rest, then moved: between those two samples it can have gone out to a racer
+            # and come back, at any speed a throw has (as a throw followed from rest, :meth:`_start_reach`)
+            reach.slack = reach.slack.copy()
+            reach.slack[0] += self.max_speed_mm_s * float(s.t[s.i_launch] - s.t[s.i_launch - 1]) / 2
         return self.ordered_verdicts(flick, [self.racer_call_heightless(reach, r, rest_q, radius, s.size)
                                              for r in racers])
 
@@ -1860,6 +1901,12 @@ class DodoDashSession(Session):
         sigma = getattr(getattr(self.detector, "config", None), "angle_sigma_deg", None)
         return None if sigma is None else float(sigma)
 
+    def _spin_changes_of(self, path: ThrowPath) -> list:
+        """:meth:`spin_changes` of ``path``, found once (every racer's call asks)."""
+        if getattr(path, "_spins", None) is None:
+            path._spins = self.spin_changes(path)
+        return path._spins
+
     def spin_changes(self, path: ThrowPath) -> list:
         """[(t0, t1 s, the change radians/s, counter-clockwise as drawn > 0)]: where the token's spin
         (its angle's rate between two samples, radians/s) changed as nothing but a touch can change
@@ -1918,7 +1965,7 @@ class DodoDashSession(Session):
         the other way did not. A call already sure either way stays, but for a "no" resting on
         where the path (or the landing) came closest while the spin changed."""
         out = list(calls)
-        for ch in self.spin_changes(path):
+        for ch in self._spin_changes_of(path):
             out = self._spin_touch_at(path, ch, out, racers, rest_q, radius)
         return out
 
@@ -1985,11 +2032,15 @@ class DodoDashSession(Session):
 
     def _turn_sense(self, path: ThrowPath, q: np.ndarray, j: int, lead_s: float = 0.005) -> int:
         """+1 (counter-clockwise as drawn) or −1: the way a round token at ``path.P[j]`` moving as
-        the path had it ``lead_s`` s before is turned by touching a racer at ``q`` (mat mm): the
-        racer's friction on its edge opposes the edge's sliding across the line between the centres;
-        0 when nearly head on (``spin_sense_min``) or not moving."""
-        i = max(j - max(int(round(lead_s / path.dt)), 1), 0)
-        v = path.P[j] - path.P[i]
+        it came in is turned by touching a racer at ``q`` (mat mm): the racer's friction on its
+        edge opposes the edge's sliding across the line between the centres; 0 when nearly head on
+        (``spin_sense_min``) or not moving. It came in as the path had it over the ``lead_s`` s up
+        to the last sample at or before ``path.T[j]``: after it the path is drawn to the next
+        sample, which the touch had already turned."""
+        t_seen = path.samples.t[path.samples.t <= path.T[j] + 1e-9]
+        j_in = j if not len(t_seen) else min(j, max(int(np.searchsorted(path.T, t_seen[-1] + 1e-9)) - 1, 0))
+        i = max(j_in - max(int(round(lead_s / path.dt)), 1), 0)
+        v = path.P[j_in] - path.P[i]
         n = q - path.P[j]
         nv, nn = float(np.hypot(*v)), float(np.hypot(*n))
         if nv < 1e-6 or nn < 1e-6:
@@ -2020,8 +2071,7 @@ class DodoDashSession(Session):
         for v, c in zip(verdicts, calls):
             if v.answer == "too_close" and c.t_first is not None:  # touched, if at all, from then on
                 v.detail["t"] = c.t_first if v.detail["t"] is None else min(v.detail["t"], c.t_first)
-        touched = sorted((v for v in verdicts if v.answer != "no"),
-                         key=lambda v: v.detail["t"] if v.detail["t"] is not None else 1e9)
+        touched = sorted((v for v in verdicts if v.answer != "no"), key=touch_order)
         return verdicts, [v.detail["racer"] for v in touched]
 
     @staticmethod

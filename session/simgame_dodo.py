@@ -355,7 +355,7 @@ def play_dodo_dash(seed: int = 0, players: int = 3, board: str = "dodo-dash/dodo
             if flick.status == "pending":
                 row["asked"] = flick.ruling.open_facts()
                 for name in flick.ruling.open_facts():
-                    tally_events(session.override(name, name.split(":", 1)[1] in touched, by="person"))
+                    tally_events(session.override(name, _truth_of(name, touched), by="person"))
             mine = list(flick.fact["racers"]) if flick.fact else []
             row["session_touched"] = mine
             row["session_hits"] = mine[:1] if proj in FIRST_ONLY else mine
@@ -416,6 +416,17 @@ def _state_diff(a: dict, b: dict) -> list[str]:
         elif a.get(k) != b.get(k):
             out.append(k)
     return out
+
+
+def _truth_of(fact: str, touched: list) -> bool:
+    """A person's answer to a throw's open fact, from the simulator's racers in the order touched:
+    ``hit:<id>`` whether it was touched, ``before:<id>:<other>`` whether it was touched before the
+    other (or the other not at all)."""
+    kind, _, rest = fact.partition(":")
+    if kind == "before":
+        a, b = rest.split(":", 1)
+        return a in touched and (b not in touched or touched.index(a) < touched.index(b))
+    return rest in touched
 
 
 def races(start: int, count: int, max_throws: int = 6) -> dict:

@@ -5,6 +5,8 @@ camera's positions are a check, not an action).
 Hits: ``racers`` in the order they were touched. The landing footprint says *who* was touched, not
 in what order; give ``order`` (racer ids, first touched first, from vision's contacts) when the
 projectile hits only its first racer (Feather, Dodo), else the racers keep the given order.
+For such a projectile a racer too close to call that can have been touched before the first sure
+one is asked as "touched before it?" (``before``): touched after it, it would not count.
 """
 
 from __future__ import annotations
@@ -15,19 +17,34 @@ from referee.pending import Ruling, fact_from_verdict
 GAME = "dodo-dash"
 
 
-def hits_ruling(hit_verdicts, racer_ids, config: RefereeConfig, *, order=None) -> Ruling:
-    """One fact per racer ``hit:<id>``; too_close ones pending (default ``dodo-dash.hit``)."""
+def hits_ruling(hit_verdicts, racer_ids, config: RefereeConfig, *, order=None, before=None) -> Ruling:
+    """One fact per racer ``hit:<id>``; too_close ones pending (default ``dodo-dash.hit``).
+    ``before`` {racer: sure racer}: a too_close racer whose fact is ``before:<id>:<sure id>``
+    instead, "touched before the sure racer?" (the question its verdict asks says so): yes puts it
+    right ahead of that racer, no leaves it out (only the first racer touched counts)."""
+    from dataclasses import replace
+
     racer_ids = [str(r) for r in racer_ids]
+    before = {str(a): str(b) for a, b in (before or {}).items()}
     facts, pending = {}, {}
     for rid, v in zip(racer_ids, hit_verdicts):
-        fact_from_verdict(GAME, f"hit:{rid}", v, config.default_for(GAME, "hit"), facts, pending)
+        if rid in before and v.answer == "too_close":
+            v = replace(v, question=f"{v.question} before {before[rid]}")
+            fact_from_verdict(GAME, f"before:{rid}:{before[rid]}", v, config.default_for(GAME, "hit"), facts, pending)
+        else:
+            fact_from_verdict(GAME, f"hit:{rid}", v, config.default_for(GAME, "hit"), facts, pending)
     sequence = [str(r) for r in order] if order is not None else racer_ids
+    sequence = [r for r in sequence if r not in before or f"hit:{r}" in facts or f"hit:{r}" in pending]
 
     def build(values):
         from rules.dodo_dash.actions import Hits
 
-        hit = [r for r in sequence if values.get(f"hit:{r}")]
-        return Hits(racers=tuple(hit))
+        hit = []
+        for r in sequence:
+            hit += [a for a, b in before.items() if b == r and values.get(f"before:{a}:{b}")]
+            if values.get(f"hit:{r}"):
+                hit.append(r)
+        return Hits(racers=tuple(dict.fromkeys(hit)))
 
     return Ruling(GAME, "Hits", facts, pending, tuple(hit_verdicts), build)
 

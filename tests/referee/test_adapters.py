@@ -84,6 +84,27 @@ def test_dodo_dash_hits_in_contact_order():
     assert r.pending["hit:p1"].proposed is False
 
 
+def test_dodo_dash_a_racer_asked_that_may_come_before_the_first_sure_one_is_asked_so():
+    """Feather / Dodo: only the first racer touched counts, so a racer too close to call that can
+    have been touched before the first sure one is asked "before it?"; yes puts it first, no leaves
+    it out (touched after, it would not count)."""
+    from rules.dodo_dash.actions import Hits
+
+    vs = [verdict(0.1), verdict(2), verdict(-5), verdict(0.2)]  # p1 asked, p2 sure, p3 no, p4 asked (after p2)
+    r = dodo_dash.hits_ruling(vs, ["p1", "p2", "p3", "p4"], CFG, order=["p1", "p2", "p4"], before={"p1": "p2"})
+    assert sorted(r.open_facts()) == ["before:p1:p2", "hit:p4"] and r.facts == {"hit:p2": True, "hit:p3": False}
+    assert r.pending["before:p1:p2"].proposed is False  # the rule's default, as for a touch
+    assert r.pending["before:p1:p2"].verdicts[0].question == "q before p2"
+    yes = r.resolve("before:p1:p2", True).resolve("hit:p4", True)
+    assert yes.action() == Hits(racers=("p1", "p2", "p4"))
+    no = r.resolve("before:p1:p2", False).resolve("hit:p4", False)
+    assert no.action() == Hits(racers=("p2",))
+    # without ``before`` the racer is asked whether it was touched at all, and placed where the order has it
+    plain = dodo_dash.hits_ruling(vs, ["p1", "p2", "p3", "p4"], CFG, order=["p1", "p2", "p4"])
+    assert sorted(plain.open_facts()) == ["hit:p1", "hit:p4"]
+    assert plain.resolve("hit:p1", True).resolve("hit:p4", False).action() == Hits(racers=("p1", "p2"))
+
+
 def test_dodo_dash_positions():
     v = verdict(0.1, finding="outer:12", detail={"track": "outer", "runner_up": 13})
     r = dodo_dash.positions_ruling([v, verdict(10, finding="outer:3")], ["p1", "p2"], CFG)

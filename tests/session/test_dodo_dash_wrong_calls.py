@@ -36,9 +36,56 @@ def calls(seed: int, index: int) -> tuple[dict, set]:
     (0, 286, "a banana spun as it came down onto the racer it passed over"),
     (0, 15, "a feather turned as it came down onto the racer it passed over"),
     (0, 105, "a feather over a racer's footprint at the onset that came down below its top while closing on it"),
+    (0, 185, "a dodo that bounced off one racer between two frames: the flight carried on past the last sample "
+             "overlapped another beyond it"),
+    (1, 113, "a dodo that struck two racers at once: its spin turned the way one of them alone would not, and "
+             "a racer it had passed by was blamed (the way it came in read from the path already turned)"),
+    (1, 178, "a banana that came down over one racer and touched another: the spin that touch gave it says it "
+             "may have been turned back onto the first"),
 ], ids=lambda x: str(x) if isinstance(x, int) else "")
 def test_once_wrong_throws_are_right_or_asked(seed, index, why):
     verdicts, truth = calls(seed, index)
     for racer, v in verdicts.items():
         if v.answer != "too_close":
             assert (v.answer == "yes") == (racer in truth), (why, racer, v.answer, v.margin, v.detail["evidence"])
+
+
+def test_a_touch_too_close_to_call_at_the_same_instant_as_a_sure_one_may_have_been_first():
+    """Tuning throw (0, 20): an egg bounced off a pair of racers; the one the simulator hit first is
+    asked about, the other sure, both placed at the same instant. Confirmed, the asked one comes
+    first in the order the engine is given (which came first is then a person's to say), not
+    whichever racer was listed first; the bench's order is the session's."""
+    from session.dodo_dash import touch_order
+
+    scn = make_scenario("dodo-dash/throws", 20, 0)
+    board = _board(scn.board)
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=20)
+    ruling = session.flicks[0].ruling
+    touched = [v for v in ruling.verdicts if v.answer != "no"]
+    asked = [v.detail["racer"] for v in touched if v.answer == "too_close"]
+    sure = [v.detail["racer"] for v in touched if v.answer == "yes"]
+    assert asked and sure and {v.detail["t"] for v in touched} == {touched[0].detail["t"]}  # (the case: a tie)
+    first = dodo_dash_answers(scn, board)["first_hit"]
+    assert first in asked
+    hits = ruling.build({f"hit:{v.detail['racer']}": True for v in touched}).racers
+    assert hits[0] == first
+    assert sorted(touched, key=touch_order)[0].detail["racer"] == first
+
+
+def test_a_dodo_racer_asked_that_may_have_come_first_is_asked_whether_it_came_first():
+    """Tuning throw (1, 113), a Dodo (only its first racer counts): racer-1 is too close to call
+    and can have been touched before racer-3, the first surely touched; the simulator touched
+    racer-3 first. The person is asked whether racer-1 came before racer-3, not whether it was
+    touched at all (it was, after), and the hits built from the truthful answer start with
+    racer-3."""
+    from session.simgame_dodo import _truth_of
+
+    scn = make_scenario("dodo-dash/throws", 113, 1)
+    board = _board(scn.board)
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=113)
+    ruling = session.flicks[0].ruling
+    truth = dodo_dash_answers(scn, board)["touched_racers"]
+    assert "before:racer-1:racer-3" in ruling.open_facts() and "hit:racer-1" not in ruling.pending
+    for name in ruling.open_facts():
+        ruling = ruling.resolve(name, _truth_of(name, truth))
+    assert ruling.action().racers[0] == truth[0] == "racer-3"

@@ -269,7 +269,7 @@ class Candidates:
     image px boxes (NaN for the classical path), ``occluders`` (m, 4) image px boxes of hands;
     ``fragment`` (n,) bool: found from a part of the mask too thin for a peak (see :func:`_fragments`;
     None: none is); ``hands``: (H, W) bool masks of the hands' own pixels where pieces touching them
-    were kept (see ``DetectConfig.hand_piece_distance``), left out of the pieces' fits.""" 
+    were kept (see ``DetectConfig.hand_piece_distance``), left out of the pieces' fits."""
 
     xy: np.ndarray
     kind: list

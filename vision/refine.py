@@ -267,7 +267,7 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     it, from colour edges (the top rim and the silhouette both). ``radius_choices`` (with the empty
     mat only): per piece, the radii it may have (same height; see :func:`refine_model`); ``exclude``
     (with the empty mat only): image px outlines of fixed things that are not the mat (the board's
-    blocks), left out of every fit; ``weak`` (with the empty mat only): see :func:`refine_model`."""
+    blocks), or bool masks of the frame (hands), left out of every fit; ``weak`` (with the empty mat only): see :func:`refine_model`."""
     cfg = config or RefineConfig()
     rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)

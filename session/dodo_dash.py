@@ -1958,7 +1958,7 @@ class DodoDashSession(Session):
         the token's base below its top (σ the samples' there, at least: the fit, which knows of no
         touch, is no surer than the samples where one bent the path), or within what the token can have strayed off it between
         two samples (it never speeds up: inside the ellipse whose foci are its places at the two
-        samples and whose string is how far it can go between them) — but not, in an overlap
+        samples and whose string is how far it can go between them, and never outside it) — but not, in an overlap
         that began more than k σ above its top, while it is not surely below the top (coming over
         it, the token touches it only once it comes down onto it or its edge). A round token turns the way the friction of its edge sliding past the racer
         turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
@@ -1991,11 +1991,18 @@ class DodoDashSession(Session):
         # (a touch bent the path where the spin changed: there the fit, which knows of no touch,
         # is no surer than the samples it went through)
         S_touch = np.maximum(S, np.interp(T, t, path.samples.sig))
+        # ... and never outside that ellipse, wherever the fit is drawn (carried on past the last
+        # sample before an event, the fit can leave it): a racer out of touch of the whole ellipse
+        # (its centre's summed distance to the foci, less the string, halved) was not touched there
+        # (σ the foci's: the fit's and the samples' there)
+        foot = float(radius) if size is None else max(float(radius), 0.5 * float(np.hypot(*size)))
+        s_foci = np.maximum(np.interp(t[i_s], T, S_touch), np.interp(t[i_s + 1], T, S_touch))
         near = []
         for i, r in enumerate(racers):
             q, q_s = rest_q[r.id]
             g = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
-            can = m & low & (g <= stray + k * np.hypot(S_touch, q_s))
+            g_ell = (np.hypot(q[0] - pa, q[1] - qa) + np.hypot(q[0] - pb, q[1] - qb)) / 2 - half_l - foot - r.radius
+            can = m & low & (g <= stray + k * np.hypot(S_touch, q_s)) & (g_ell <= k * np.hypot(s_foci, q_s))
             over = g <= 0
             for a0 in np.flatnonzero(over & ~np.concatenate([[False], over[:-1]])):
                 a1 = a0 + int(np.argmax(~over[a0:])) if (~over[a0:]).any() else len(over)

@@ -42,6 +42,8 @@ def calls(seed: int, index: int) -> tuple[dict, set]:
              "a racer it had passed by was blamed (the way it came in read from the path already turned)"),
     (1, 178, "a banana that came down over one racer and touched another: the spin that touch gave it says it "
              "may have been turned back onto the first"),
+    (3, 45, "a feather that bounced back off two racers between two frames: its flight carried on past the last "
+            "sample reached a third, blamed for the spin (the token is never outside the ellipse of the two samples)"),
 ], ids=lambda x: str(x) if isinstance(x, int) else "")
 def test_once_wrong_throws_are_right_or_asked(seed, index, why):
     verdicts, truth = calls(seed, index)

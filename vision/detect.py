@@ -179,11 +179,13 @@ class Background:
             out = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(out, (0, 0), self.blur_px * self.scale)
 
-    def foreground_small(self, frame: np.ndarray, threshold: float) -> np.ndarray:
-        """The mask of :meth:`foreground` at ``scale`` (uint8, 0 / 255)."""
-        return self.foreground_small_floors(frame, threshold, (0.35,))[0]
+    def foreground_small(self, frame: np.ndarray, threshold: float, shrunk: np.ndarray | None = None) -> np.ndarray:
+        """The mask of :meth:`foreground` at ``scale`` (uint8, 0 / 255). ``shrunk``: the frame
+        through :meth:`_shrink`, when the caller has it already."""
+        return self.foreground_small_floors(frame, threshold, (0.35,), shrunk)[0]
 
-    def foreground_small_floors(self, frame: np.ndarray, threshold: float, floors: tuple) -> list:
+    def foreground_small_floors(self, frame: np.ndarray, threshold: float, floors: tuple,
+                                shrunk: np.ndarray | None = None) -> list:
         """:meth:`foreground_small` for each of ``floors``: the darkest a shadow may make the mat (the
         brightness ratio's lower clip; 0.35 for the round pieces; a higher floor lets a dark piece on
         a light mat through, and a deep shadow with it)."""
@@ -193,7 +195,7 @@ class Background:
             raise DetectError(f"the frame is {frame.shape[1]}x{frame.shape[0]} but the empty mat was captured at "
                               f"{self.shape[1]}x{self.shape[0]}: capture the empty mat again")
         # the mask only finds pieces (the fit is at full resolution): half size is enough
-        small = self._shrink(frame)
+        small = self._shrink(frame) if shrunk is None else shrunk
         f = small.astype(np.float32)
         # a shadow only darkens the mat: the empty mat scaled by the brightness ratio that best explains
         # the frame (0.35..1.15) nearly cancels it, while a piece changes the colour
@@ -345,10 +347,11 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     :meth:`Background.foreground_small_floors`)."""
     import cv2
 
+    shrunk = background._shrink(frame)  # (the hands' colours are read from it too)
     if dark_floor is not None:
-        small, small_dark = background.foreground_small_floors(frame, config.diff_threshold, (0.35, dark_floor))
+        small, small_dark = background.foreground_small_floors(frame, config.diff_threshold, (0.35, dark_floor), shrunk)
     else:
-        small, small_dark = background.foreground_small(frame, config.diff_threshold), None
+        small, small_dark = background.foreground_small(frame, config.diff_threshold, shrunk), None
     mask = background.foreground(frame, config.diff_threshold, small)
     dark = background.foreground(None, config.diff_threshold, small_dark, frame.shape) if small_dark is not None else None
     if dark is not None and static_mask is not None:
@@ -381,7 +384,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         occluders.append([x / f, y / f, (x + w) / f, (y + h) / f])
     if occluders:
         hands = np.isin(labels, big).astype(np.uint8) * 255
-        pieces = _not_hand(background._shrink(frame), background.small, labels, big, config.hand_piece_distance,
+        pieces = _not_hand(shrunk, background.small, labels, big, config.hand_piece_distance,
                            config.hand_rim_distance) \
             if config.hand_piece_distance > 0 else None
         if pieces is not None:

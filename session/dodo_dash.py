@@ -1689,7 +1689,7 @@ class DodoDashSession(Session):
             ts.append(float(t[-1]))
             sg.append(float(sig[-1]))
             slack.append(slack_pt[-1] + self.max_speed_mm_s * (t_end - float(t[-1])))
-        foot = float(radius) if s.size is None else max(float(radius), 0.5 * float(np.hypot(*s.size)))
+        foot = _footprint(radius, s.size)
         return HeightlessReach(np.array(pts, dtype=float), np.array(ts), np.array(sg), np.array(slack),
                                None if rest is None else rest[:4], foot, h)
 
@@ -1995,7 +1995,7 @@ class DodoDashSession(Session):
         # sample before an event, the fit can leave it): a racer out of touch of the whole ellipse
         # (its centre's summed distance to the foci, less the string, halved) was not touched there
         # (σ the foci's: the fit's and the samples' there)
-        foot = float(radius) if size is None else max(float(radius), 0.5 * float(np.hypot(*size)))
+        foot = _footprint(radius, size)
         s_foci = np.maximum(np.interp(t[i_s], T, S_touch), np.interp(t[i_s + 1], T, S_touch))
         near = []
         for i, r in enumerate(racers):
@@ -2306,6 +2306,12 @@ class DodoDashSession(Session):
                     if n in engine and f.split(":")[-1] != str(engine[n]) and hexes[n].answer == "yes"}
         self._emit({"kind": "positions", "racers": seen, "mismatch": mismatch,
                     "too_close": [n for n, v in hexes.items() if v.answer == "too_close"]})
+
+
+def _footprint(radius: float, size) -> float:
+    """The radius (mm) of a disc that holds the token whatever its angle: its own, or half its box's
+    diagonal (``size``, None for a round token)."""
+    return float(radius) if size is None else max(float(radius), 0.5 * float(np.hypot(*size)))
 
 
 def _gap(P, A, size, radius, q, r) -> np.ndarray:

@@ -42,7 +42,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 # the χ² tail (loaded with the module: scipy.stats's first import takes about a second, which a
@@ -182,11 +182,13 @@ class ThrowEvents:
     ``bounces`` [(:class:`vision.paths.Join`, unit turn (2,))] where the fits meet and a racer
     there turned the token; ``hidden`` {racer id: (t s, σ mm, unsure)} a touch between two samples
     the fits cannot place (the earliest per racer; unsure: which racer, or whether at all);
-    ``intervals`` [(t0, t1) s] where something happened or may have."""
+    ``intervals`` [(t0, t1) s] where something happened or may have; ``spins`` the token's spin
+    changes (:meth:`DodoDashSession.spin_changes`: a touch changed its spin there)."""
 
     bounces: list
     hidden: dict
     intervals: list
+    spins: list = field(default_factory=list)
 
 
 @dataclass
@@ -436,7 +438,7 @@ class DodoDashSession(Session):
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
         events = self.throw_events(path, racers, rest_q, proj.radius, racer_h)
         calls = [self.racer_call(path, events, r, racers, rest_q, proj.radius, racer_h) for r in racers]
-        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius)
+        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius, events.spins)
         return self.ordered_verdicts(flick, calls)
 
     # -- stage 1: the path fit ---------------------------------------------------------------------
@@ -893,7 +895,7 @@ class DodoDashSession(Session):
                 hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
         for rid, h in start_doubt.items():  # (a touch seen later stays what it is)
             hidden.setdefault(rid, h)
-        return ThrowEvents(bounces, hidden, intervals)
+        return ThrowEvents(bounces, hidden, intervals, self.spin_changes(path))
 
     def _landed_on_racer(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> bool:
         """Whether the token landed overlapping a racer by more than k σ (at ``path.i_land``)."""
@@ -1251,7 +1253,7 @@ class DodoDashSession(Session):
                 # samples does not show; so may a touch that changed its spin (another racer's:
                 # it can have turned the token back onto this one)
                 t_end = float(T[min(end, len(T) - 1)])
-                for e0, e1 in list(events.intervals) + [ch[:2] for ch in self._spin_changes_of(path)]:
+                for e0, e1 in list(events.intervals) + [ch[:2] for ch in events.spins]:
                     if e0 <= t_end and e1 >= T[i] and float(np.interp(min(e1, t_end), T, Z)) < racer_h:
                         cands.append((0.0, s, max(float(e0), float(T[i])), "passed over, an event while over it"))
                         break
@@ -1901,12 +1903,6 @@ class DodoDashSession(Session):
         sigma = getattr(getattr(self.detector, "config", None), "angle_sigma_deg", None)
         return None if sigma is None else float(sigma)
 
-    def _spin_changes_of(self, path: ThrowPath) -> list:
-        """:meth:`spin_changes` of ``path``, found once (every racer's call asks)."""
-        if getattr(path, "_spins", None) is None:
-            path._spins = self.spin_changes(path)
-        return path._spins
-
     def spin_changes(self, path: ThrowPath) -> list:
         """[(t0, t1 s, the change radians/s, counter-clockwise as drawn > 0)]: where the token's spin
         (its angle's rate between two samples, radians/s) changed as nothing but a touch can change
@@ -1950,9 +1946,9 @@ class DodoDashSession(Session):
                 j += 1
         return out
 
-    def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float) -> list:
+    def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float, spins=None) -> list:
         """``calls`` (:class:`RacerCall`, one per racer of ``racers``, at rest at ``rest_q``) with the
-        token's spin changes (:meth:`spin_changes`) as touches: when one racer alone can have been
+        token's spin changes (``spins``, :meth:`spin_changes` when None) as touches: when one racer alone can have been
         touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
         it can have been). A racer can have been touched where the path came within k σ of it with
         the token's base below its top (σ the samples' there, at least: the fit, which knows of no
@@ -1965,7 +1961,7 @@ class DodoDashSession(Session):
         the other way did not. A call already sure either way stays, but for a "no" resting on
         where the path (or the landing) came closest while the spin changed."""
         out = list(calls)
-        for ch in self._spin_changes_of(path):
+        for ch in (self.spin_changes(path) if spins is None else spins):
             out = self._spin_touch_at(path, ch, out, racers, rest_q, radius)
         return out
 

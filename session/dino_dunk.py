@@ -561,17 +561,34 @@ def _rest_run(ts, xy, t_lo: float, t_hi: float, sigma: float, k: float = 4.0) ->
 
 
 def _left_rest(track, t0: float, sigma: float, k: float = 4.0):
-    """When ``track`` left its rest position at ``t0`` (by more than ``k`` σ√2): half-way between
-    the last sample at rest and the first away from it (None when it never left)."""
+    """When ``track`` left its rest position at ``t0``: half-way between the last sample at rest and
+    the first away from it, the earlier of two readings: the first of two samples in a row more than
+    ``k`` σ√2 from the first one (a piece that slid off), and the split where a step from one rest to another fits
+    the samples best, when that step is more than ``k`` σ of the difference of the two means (a large
+    disc struck hard moves a few mm, and a sample beyond k σ√2 of a noisy first one may come any time
+    after). None when it never left."""
     ts, xy = track.trajectory()
     keep = ts >= t0 - 1e-9
     ts, xy = ts[keep], xy[keep]
     if len(ts) < 2:
         return None
-    far = np.flatnonzero(np.linalg.norm(xy - xy[0], axis=1) > k * sigma * np.sqrt(2.0))
-    if not len(far) or far[0] == 0:
-        return None
-    return float(0.5 * (ts[far[0] - 1] + ts[far[0]]))
+    out = []
+    beyond = np.linalg.norm(xy - xy[0], axis=1) > k * sigma * np.sqrt(2.0)
+    far = np.flatnonzero(beyond[:-1] & beyond[1:])  # and stayed away: one sample that far may be noise
+    if len(far) and far[0] > 0:
+        out.append(float(0.5 * (ts[far[0] - 1] + ts[far[0]])))
+    # the step: every split of the samples into a rest before and one after, by the squared
+    # residuals about each part's mean
+    n = len(xy)
+    c1 = np.cumsum(xy, axis=0)
+    c2 = np.cumsum((xy ** 2).sum(1))
+    m = np.arange(1, n)
+    mean_b, mean_a = c1[m - 1] / m[:, None], (c1[-1] - c1[m - 1]) / (n - m)[:, None]
+    cost = (c2[m - 1] - m * (mean_b ** 2).sum(1)) + (c2[-1] - c2[m - 1] - (n - m) * (mean_a ** 2).sum(1))
+    j = int(np.argmin(cost))
+    if float(np.linalg.norm(mean_a[j] - mean_b[j])) > k * sigma * np.sqrt(1.0 / m[j] + 1.0 / (n - m[j])):
+        out.append(float(0.5 * (ts[m[j] - 1] + ts[m[j]])))
+    return min(out) if out else None
 
 
 def _foul_shot(adapt, overlaps, oob, config, positions):

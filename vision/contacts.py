@@ -134,8 +134,10 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
                 continue
             gap = _nearest_gap(a, rest, ts, b.radius)
             # one seen to start before b beats one that started with it (start times are estimates,
-            # but a piece b set moving the same frame may stand closer to it than its striker)
-            rank = 1 if a.id in starts and starts[a.id][0] >= ts - 1e-6 else 0
+            # but a piece b set moving the same frame may stand closer to it than its striker) and one
+            # never seen to start (a piece resting against b that a chain may have passed the blow
+            # through, or only a neighbour)
+            rank = 0 if a.id in starts and starts[a.id][0] < ts - 1e-6 else 1
             if gap <= cfg.touch_mm:
                 found.append((rank, gap, a.id))
         if found:

@@ -231,3 +231,18 @@ def test_a_piece_beyond_a_turn_is_measured_at_the_corner_not_past_it():
         assert g.gap_mm - true < 4.5 * g.sigma_mm  # never confidently clearer than it was
         err.append(g.gap_mm - true)
     assert np.mean(err) > -0.8  # run back a whole frame: -1.06 mm
+
+
+def test_a_piece_seen_moving_strikes_before_one_resting_against_the_struck_piece():
+    """A small disc (r 14.5) glances off a large one (r 25.5) between two frames; the large one moves
+    a few mm; a ball rests against it all along, nearer it than the striker's path between samples:
+    the striker is the piece seen moving, not the resting neighbour."""
+    from vision.contacts import struck_contacts
+
+    striker = track(1, [(176, 330)] * 3 + [(176, 300), (176, 266), (176, 232), (174, 206), (167, 187), (161, 168)],
+                    radius=14.5)
+    big = track(2, [(217, 206)] * 6 + [(219, 205.5), (220.5, 204.7), (220.5, 204.7)], radius=25.5)
+    ball = still(3, 205, 172.7, 9, radius=9.5)
+    found = struck_contacts([striker, big, ball], 0.0, noise_config(ContactConfig(), 0.7, DT), start_tolerance_s=0.05,
+                            known_starts={1: 2.5 * DT, 2: 5.5 * DT})
+    assert [(c.a, c.b) for c in found] == [(1, 2)]

@@ -4,6 +4,7 @@ the benchmark's): each call is confident and equals the truth."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from referee.config import load_config
@@ -60,3 +61,35 @@ def test_the_flicked_discs_first_stretch_counts_when_frames_are_not_exactly_a_th
     assert ans["foul"] and ans["carrier_struck"]
     assert "carrier_struck" not in flick.ruling.pending, flick.contacts
     assert flick.ruling.facts["carrier_struck"] is True
+
+
+def test_a_large_disc_struck_hard_that_moved_a_few_millimetres_was_struck_by_the_mover():
+    """Seed 3, scene 249: a small disc flicked at the carrier (a large disc) strikes it between two
+    frames and glances off; the carrier moves 3.4 mm, less than 4 σ√2 from any one noisy sample, and
+    the ball rests against it all along. The carrier left rest where a step between its two rests
+    fits best, and the piece seen moving, not the ball beside it, struck it: a foul."""
+    scn, ans, session = judged(249, 3)
+    (flick,) = session.flicks
+    assert ans["foul"] and ans["carrier_struck"]
+    assert "carrier_struck" not in flick.ruling.pending, flick.contacts
+    assert flick.ruling.facts["carrier_struck"] is True
+    assert [(c["a"], c["b"]) for c in flick.contacts if c["b"] == "away:5"] == [("home:1", "away:5")]
+
+
+def test_a_step_of_a_few_millimetres_leaves_rest_where_it_happened():
+    """A piece that crept 3.4 mm over two frames among 0.7 mm noise (never 4 σ√2 from its first
+    sample) left rest within a frame of when it did; one that stayed put never left."""
+    from session.dino_dunk import _left_rest
+    from vision.track import Track
+
+    dt = 1 / 30
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        x = np.r_[np.zeros(7), 1.7, np.full(16, 3.4)]
+        pts = np.column_stack([x, np.zeros_like(x)]) + rng.normal(0, 0.7, (len(x), 2))
+        moved = Track(1, "disc-large", 25.5, {}, "p1", list(dt * np.arange(len(x))), [tuple(p) for p in pts])
+        t = _left_rest(moved, 0.0, 0.7)
+        assert t is not None and abs(t - 6.5 * dt) <= 1.0 * dt + 1e-9, (seed, t)
+        still = rng.normal(0, 0.7, (len(x), 2))
+        stayed = Track(2, "disc-large", 25.5, {}, "p2", list(dt * np.arange(len(x))), [tuple(p) for p in still])
+        assert _left_rest(stayed, 0.0, 0.7) is None, seed

@@ -170,9 +170,14 @@ class DinoDunkSession(Session):
                 t_left = _left_rest(tr, t0, self._rest_sigma())
                 if t_left is not None:
                     known[tr.id] = t_left
-        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known)
+        # a ball passed from beside a disc within the noise of touching it, and not clearly away from
+        # it, may have brushed it as it left (the first disc it touched catches it): in doubt
+        ball = self._id("ball")
+        graze = {ball: band} if exp.get("action") == "pass" and ball is not None else None
+        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known, graze=graze)
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
-        doubt = [c for c in contacts if c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False)]
+        doubt = [c for c in contacts if c.evidence == "brushed" or
+                 (c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False))]
         # the doubtful ones between discs measured again on the fitted paths (σ from the fits, not one
         # sample's; the light ball hops and bounces off everything, its contacts stay as they were)
         sigma = {c: band / self.referee.k for c in contacts}

@@ -235,11 +235,14 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
         v_in = (xy[k] - xy[k - 1]) / dt_in
         v_out = (xy[k + 1] - xy[k]) / dt_out
         s_in, s_out = float(np.linalg.norm(v_in)), float(np.linalg.norm(v_out))
-        if min(s_in * dt_in, 2.0 * s_out * dt_out) < max(3.0, cfg.rest_mm):  # too short to tell a turn from noise
+        if s_in * dt_in < max(3.0, cfg.rest_mm):  # came in too slowly to tell a turn or a stop from noise
             continue
         noise = cfg.rest_mm / 5.0  # σ√2 of one displacement
         limit = max(np.arccos(cos_turn), 4.0 * np.sqrt(2.0) * noise / max(min(s_in * dt_in, s_out * dt_out), 1e-9))
-        turned = s_out > 0 and float(np.dot(v_in, v_out)) / (s_in * s_out) < np.cos(min(limit, np.pi))
+        # a turn needs a way out long enough to have a direction; a stop does not (a ball stopped dead
+        # against a disc moves on a mm or two: its way out says nothing, its speed's drop everything)
+        turned = s_out > 0 and 2.0 * s_out * dt_out >= max(3.0, cfg.rest_mm) and \
+            float(np.dot(v_in, v_out)) / (s_in * s_out) < np.cos(min(limit, np.pi))
         braked = s_out < slow * s_in and s_in - s_out > min_drop_mm_s
         if not (turned or braked):
             continue
@@ -286,7 +289,7 @@ def noise_config(cfg: ContactConfig, sigma_mm: float, dt_s: float) -> ContactCon
 
 def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None, path_mm: float = 3.0,
                    start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None,
-                   slow: float = 0.5) -> list[Contact]:
+                   slow: float = 0.5, graze: dict | None = None) -> list[Contact]:
     """Every contact between pieces after ``t0``, from three kinds of evidence (cfg should be noise
     aware, see :func:`noise_config`):
 
@@ -294,7 +297,10 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     - touched: a moving piece's path (straight between samples) comes within ``path_mm`` of
       another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
       already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
-      closer than they started;
+      closer than they started, or, for a piece of ``graze`` ({track id: mm}), have rested within
+      that many mm of the other (the means of their samples at rest) and left it otherwise than
+      clearly away from it (:func:`_left_away`): then it may have brushed it as it left, evidence
+      "brushed", the rest gap at the start (a ball flicked out from between two discs);
     - deflected (:func:`deflected_by`): a moving piece turned aside, or lost more than ``slow`` of
       its speed in one sample (pieces sliding on the mat; 0 for tokens that may land), and its
       incoming ray reaches another piece.
@@ -320,6 +326,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     struck = struck_contacts(tracks, t0, cfg, start_tolerance_s=0.05, known_starts=known_starts)
     path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
                              max_lookback_s=cfg.max_lookback_s)
+    b_of = {tr.id: tr for tr in tracks}
     for a in tracks:
         if a.id not in starts:
             continue
@@ -334,7 +341,13 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if c.b in starts and starts[c.b] < c.t - 0.05:
                 continue  # the other was already moving: it struck a, not the reverse (or a glancing pass)
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
-                continue  # side by side at rest, and the path never closed in
+                # side by side at rest, and the path never closed in: no touch, unless it may have
+                # brushed the other as it left
+                lim = (graze or {}).get(a.id, 0.0)
+                g = _rest_gap(a, b_of[c.b], t0) if lim > 0 else np.inf
+                if g > lim or _left_away(a, b_of[c.b], t0, cfg):
+                    continue
+                c = Contact(starts[a.id], a.id, c.b, g, "brushed")
             add(Contact(c.t, a.id, c.b, c.gap_mm, c.evidence))
     # a struck contact needs a striker in motion: one that started (start times are estimates), or
     # one a moving piece touched first (in a tight chain the middle piece passes the blow on and
@@ -360,6 +373,37 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
         seen.add(pair)
         final.append(c)
     return final
+
+
+def _rest_gap(a: Track, b: Track, t0: float, span_s: float = 0.3) -> float:
+    """The edge gap between two pieces at rest before ``t0`` (the means of their samples over the
+    ``span_s`` before it; inf when either has none)."""
+    pa, pb = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
+    if pa is None or pb is None:
+        return np.inf
+    return float(np.linalg.norm(pa - pb) - a.radius - b.radius)
+
+
+def _rest_mean(tr: Track, t0: float, span_s: float):
+    ts, xy = tr.trajectory()
+    m = (ts >= t0 - span_s - 1e-9) & (ts <= t0 + 1e-9)
+    return xy[m].mean(0) if m.any() else None
+
+
+def _left_away(a: Track, b: Track, t0: float, cfg: ContactConfig, cos_away: float = -0.5) -> bool:
+    """Whether ``a`` left its rest beside ``b`` clearly away from it: its first sample beyond
+    ``rest_mm`` of where it rested lies more than 120° (``cos_away``) from the direction to ``b``
+    (its rest before ``t0``). A start along the other, or toward it, may have brushed it."""
+    pa, pb = _rest_mean(a, t0, 0.3), _rest_mean(b, t0, 0.3)
+    if pa is None or pb is None:
+        return True
+    ts, xy = a.trajectory()
+    after = xy[ts > t0 + 1e-9]
+    far = np.flatnonzero(np.linalg.norm(after - pa, axis=1) > cfg.rest_mm)
+    if not len(far):
+        return True
+    u, w = after[far[0]] - pa, pb - pa
+    return float(np.dot(u, w)) < cos_away * float(np.linalg.norm(u) * np.linalg.norm(w))
 
 
 def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: float, slack_mm: float = 4.0,

@@ -246,3 +246,32 @@ def test_a_piece_seen_moving_strikes_before_one_resting_against_the_struck_piece
     found = struck_contacts([striker, big, ball], 0.0, noise_config(ContactConfig(), 0.7, DT), start_tolerance_s=0.05,
                             known_starts={1: 2.5 * DT, 2: 5.5 * DT})
     assert [(c.a, c.b) for c in found] == [(1, 2)]
+
+
+def test_a_ball_stopped_dead_against_a_disc_touched_it():
+    """A passed ball (r 9.5) runs at 20 mm a frame toward a large disc (r 25.5) and stops dead within
+    a frame, a few mm short of it after bouncing back: its last stretch is too short to have a
+    direction, but the drop in speed is no friction's, and its way in runs into the disc."""
+    ball = track(1, [(642.2, 332.6)] * 3 + [(643.7, 354.8), (643.4, 374.2), (644.3, 376.3), (645.8, 375.3), (644.8, 374.4),
+                                            (644.8, 374.9), (644.8, 374.9)], radius=9.5, kind="ball")
+    disc = still(2, 645.9, 414.6, 10, radius=25.5)
+    found = table_contacts([ball, disc], 0.0, noise_config(ContactConfig(), 0.7, DT), path_mm=3.15, known_starts={1: 2.5 * DT})
+    assert [(c.a, c.b, c.evidence) for c in found] == [(1, 2, "deflected")]
+
+
+@pytest.mark.parametrize("step, brushed", [((-8.2, -5.3), True), ((5.0, -9.0), False)])
+def test_a_ball_passed_from_beside_a_disc_may_have_brushed_it(step, brushed):
+    """A ball resting 1.2 mm from a disc is flicked along it (it may have brushed it as it left: in
+    doubt, evidence "brushed") or clearly away from it (no contact). Only for the pieces named in
+    ``graze``: without it, a piece leaving a neighbour's side never touched it."""
+    pts = [(318.0, 270.6)] * 3 + [(318.0 + k * step[0], 270.6 + k * step[1]) for k in range(1, 4)] + \
+        [(318.0 + 3 * step[0], 270.6 + 3 * step[1])] * 4
+    ball = track(1, pts, radius=9.5, kind="ball")
+    w = np.array([-17.0, 25.4]) / np.hypot(17.0, 25.4)
+    disc = still(2, *(np.array([318.0, 270.6]) + (9.5 + 19.0 + 1.2) * w), 10, radius=19.0)
+    cfg = noise_config(ContactConfig(), 0.7, DT)
+    found = table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}, graze={1: 3.15})
+    assert [(c.a, c.b, c.evidence) for c in found] == ([(1, 2, "brushed")] if brushed else [])
+    if brushed:
+        assert found[0].gap_mm == pytest.approx(1.2, abs=0.05)
+    assert table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}) == []

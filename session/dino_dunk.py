@@ -174,7 +174,8 @@ class DinoDunkSession(Session):
         # it, may have brushed it as it left (the first disc it touched catches it): in doubt
         ball = self._id("ball")
         graze = {ball: band} if exp.get("action") == "pass" and ball is not None else None
-        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known, graze=graze)
+        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known, graze=graze,
+                                  flicked=frozenset(k for k in (self._id(flicked),) if k is not None))
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         doubt = [c for c in contacts if c.evidence == "brushed" or
                  (c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False))]
@@ -417,7 +418,9 @@ class DinoDunkSession(Session):
         over_v = max(over, key=lambda v: v.margin) if over else None
         knocked = []
         L, W = self.board.length_mm, self.board.width_mm
-        for n in [n for n in flick.before if n in engine and n != piece]:
+        # a dinosaur removed from the play area for a foul is off the mat by the rules, not knocked out
+        on_mat = {n for n, v in self.game.state["pieces"].items() if v.get("status", "on_mat") == "on_mat"}
+        for n in [n for n in flick.before if n in engine and n in on_mat and n != piece]:
             x, y = flick.after.get(n, (-1e9, -1e9))
             if min(x, y, L - x, W - y) > 60.0:
                 continue  # well inside the mat: not out (skip the call)

@@ -104,12 +104,15 @@ def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
 
 
 def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None,
-                    start_tolerance_s: float = 0.0, known_starts: dict | None = None) -> list[Contact]:
+                    start_tolerance_s: float = 0.0, known_starts: dict | None = None,
+                    flicked: frozenset = frozenset()) -> list[Contact]:
     """Contacts of the struck kind after ``t0``: for each piece that goes from rest to moving, the
     piece that struck it (if any was touching). A striker must not have started after the struck
     piece (by more than ``start_tolerance_s``: start times are estimates). ``known_starts`` {track
     id: time} adds pieces known to have moved whose start the speed test missed (a few mm of a tight
-    chain): they rested where their samples from ``t0`` to that time average. Sorted by time."""
+    chain): they rested where their samples from ``t0`` to that time average. ``flicked``: the ids the
+    player's finger set moving, struck by none (a neighbour it rested against is no striker). Sorted
+    by time."""
     cfg = cfg or ContactConfig()
     starts = {}
     for tr in tracks:
@@ -124,6 +127,8 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
     by_id = {tr.id: tr for tr in tracks}
     cands = {}  # struck piece -> its possible strikers, best first: (rank, gap, id)
     for bid, (ts, rest) in starts.items():
+        if bid in flicked:  # the player's finger set it moving: no piece struck it
+            continue
         b = by_id[bid]
         found = []
         for a in tracks:
@@ -289,7 +294,7 @@ def noise_config(cfg: ContactConfig, sigma_mm: float, dt_s: float) -> ContactCon
 
 def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None, path_mm: float = 3.0,
                    start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None,
-                   slow: float = 0.5, graze: dict | None = None) -> list[Contact]:
+                   slow: float = 0.5, graze: dict | None = None, flicked: frozenset = frozenset()) -> list[Contact]:
     """Every contact between pieces after ``t0``, from three kinds of evidence (cfg should be noise
     aware, see :func:`noise_config`):
 
@@ -306,7 +311,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
       incoming ray reaches another piece.
 
     A struck contact needs a striker that was itself moving (a piece resting beside the flicked one
-    is not its striker). One contact per pair, the earliest; the striker is the piece that was
+    is not its striker), and none struck the pieces of ``flicked`` (the finger did). One contact per pair, the earliest; the striker is the piece that was
     moving first. Sorted by time."""
     cfg = cfg or ContactConfig()
     found: dict = {}
@@ -323,7 +328,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             starts[tr.id] = s[0]
     for tid, t in (known_starts or {}).items():  # the piece the player flicked: it moved, however little
         starts[tid] = min(starts.get(tid, t), t)
-    struck = struck_contacts(tracks, t0, cfg, start_tolerance_s=0.05, known_starts=known_starts)
+    struck = struck_contacts(tracks, t0, cfg, start_tolerance_s=0.05, known_starts=known_starts, flicked=flicked)
     path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
                              max_lookback_s=cfg.max_lookback_s)
     b_of = {tr.id: tr for tr in tracks}

@@ -275,3 +275,17 @@ def test_a_ball_passed_from_beside_a_disc_may_have_brushed_it(step, brushed):
     if brushed:
         assert found[0].gap_mm == pytest.approx(1.2, abs=0.05)
     assert table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}) == []
+
+
+def test_the_flicked_piece_is_struck_by_none():
+    """A disc flicked past the neighbour it rested 2 mm from, brushing it: the neighbour, which the
+    path made a mover, was taken for the flicked disc's striker at its start (the earlier contact of
+    the pair). The finger set the flicked disc moving: it touched the neighbour, not the reverse."""
+    mover = track(1, [(0.0, 0.0)] * 4 + [(3.0, 20.0), (6.0, 40.0), (8.0, 60.0), (9.0, 75.0), (9.0, 80.0), (9.0, 80.0)],
+                  radius=19.0)
+    neighbour = still(2, 39.0, 10.0, 10, radius=19.0)
+    cfg = noise_config(ContactConfig(), 0.7, DT)
+    before = table_contacts([mover, neighbour], 0.0, cfg, path_mm=3.15, known_starts={1: 3.5 * DT})
+    assert [(c.a, c.b) for c in before] == [(2, 1)]
+    found = table_contacts([mover, neighbour], 0.0, cfg, path_mm=3.15, known_starts={1: 3.5 * DT}, flicked=frozenset({1}))
+    assert [(c.a, c.b, c.evidence) for c in found] == [(1, 2, "touched")]

@@ -170,12 +170,13 @@ class DinoDunkSession(Session):
                 t_left = _left_rest(tr, t0, self._rest_sigma())
                 if t_left is not None:
                     known[tr.id] = t_left
-        # a ball passed from beside a disc within the noise of touching it, and not clearly away from
-        # it, may have brushed it as it left (the first disc it touched catches it): in doubt
-        ball = self._id("ball")
-        graze = {ball: band} if exp.get("action") == "pass" and ball is not None else None
-        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known, graze=graze,
-                                  flicked=frozenset(k for k in (self._id(flicked),) if k is not None))
+        # the piece flicked from beside another within the noise of touching it, and not clearly
+        # away from it, may have brushed it as it left (a passed ball: the first disc it touched
+        # catches it; a disc: it struck it): in doubt
+        fid = self._id(flicked)
+        contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
+                                  graze={fid: self.referee.k} if fid is not None else None,
+                                  flicked=frozenset(k for k in (fid,) if k is not None))
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         doubt = [c for c in contacts if c.evidence == "brushed" or
                  (c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False))]

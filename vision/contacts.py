@@ -302,9 +302,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     - touched: a moving piece's path (straight between samples) comes within ``path_mm`` of
       another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
       already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
-      closer than they started, or, for a piece of ``graze`` ({track id: mm}), have rested within
-      that many mm of the other (the means of their samples at rest) and left it otherwise than
-      clearly away from it (:func:`_left_away`): then it may have brushed it as it left, evidence
+      closer than they started, or, for a piece of ``graze`` ({track id: k}), have rested within k σ
+      of touching the other (the means of their samples at rest: :func:`_rest_gap`) and left it
+      otherwise than clearly away from it (:func:`_left_away`): then it may have brushed it as it left, evidence
       "brushed", the rest gap at the start (a ball flicked out from between two discs);
     - deflected (:func:`deflected_by`): a moving piece turned aside, or lost more than ``slow`` of
       its speed in one sample (pieces sliding on the mat; 0 for tokens that may land), and its
@@ -348,9 +348,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
                 # side by side at rest, and the path never closed in: no touch, unless it may have
                 # brushed the other as it left
-                lim = (graze or {}).get(a.id, 0.0)
-                g = _rest_gap(a, b_of[c.b], t0) if lim > 0 else np.inf
-                if g > lim or _left_away(a, b_of[c.b], t0, cfg):
+                k_g = (graze or {}).get(a.id, 0.0)
+                g, s_g = _rest_gap(a, b_of[c.b], t0, cfg) if k_g > 0 else (np.inf, 0.0)
+                if g > k_g * s_g or _left_away(a, b_of[c.b], t0, cfg):
                     continue
                 c = Contact(starts[a.id], a.id, c.b, g, "brushed")
             add(Contact(c.t, a.id, c.b, c.gap_mm, c.evidence))
@@ -380,26 +380,29 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     return final
 
 
-def _rest_gap(a: Track, b: Track, t0: float, span_s: float = 0.3) -> float:
-    """The edge gap between two pieces at rest before ``t0`` (the means of their samples over the
-    ``span_s`` before it; inf when either has none)."""
-    pa, pb = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
+def _rest_gap(a: Track, b: Track, t0: float, cfg: ContactConfig, span_s: float = 0.3) -> tuple[float, float]:
+    """(the edge gap between two pieces at rest before ``t0``, its σ): the means of their samples
+    over the ``span_s`` before it, σ from one sample's (``cfg.rest_mm`` is 5 σ√2, see
+    :func:`noise_config`); (inf, 0) when either has none."""
+    (pa, na), (pb, nb) = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
     if pa is None or pb is None:
-        return np.inf
-    return float(np.linalg.norm(pa - pb) - a.radius - b.radius)
+        return np.inf, 0.0
+    sigma = cfg.rest_mm / (5.0 * np.sqrt(2.0))
+    return float(np.linalg.norm(pa - pb) - a.radius - b.radius), float(sigma * np.sqrt(1.0 / na + 1.0 / nb))
 
 
 def _rest_mean(tr: Track, t0: float, span_s: float):
+    """(the mean of ``tr``'s samples over the ``span_s`` before ``t0``, how many); (None, 0) if none."""
     ts, xy = tr.trajectory()
     m = (ts >= t0 - span_s - 1e-9) & (ts <= t0 + 1e-9)
-    return xy[m].mean(0) if m.any() else None
+    return (xy[m].mean(0), int(m.sum())) if m.any() else (None, 0)
 
 
 def _left_away(a: Track, b: Track, t0: float, cfg: ContactConfig, cos_away: float = -0.5) -> bool:
     """Whether ``a`` left its rest beside ``b`` clearly away from it: its first sample beyond
     ``rest_mm`` of where it rested lies more than 120° (``cos_away``) from the direction to ``b``
     (its rest before ``t0``). A start along the other, or toward it, may have brushed it."""
-    pa, pb = _rest_mean(a, t0, 0.3), _rest_mean(b, t0, 0.3)
+    (pa, _), (pb, _) = _rest_mean(a, t0, 0.3), _rest_mean(b, t0, 0.3)
     if pa is None or pb is None:
         return True
     ts, xy = a.trajectory()

@@ -171,6 +171,19 @@ def struck_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = 
     return out
 
 
+def _ray_entry(p0: np.ndarray, p1: np.ndarray, q: np.ndarray, reach: float) -> float:
+    """The fraction 0..1 of segment p0→p1 where it first comes within ``reach`` of point q (0 when
+    p0 already is; 1 when it never does)."""
+    d, w = p1 - p0, p0 - q
+    a, b, c = float(d @ d), float(d @ w), float(w @ w) - reach ** 2
+    if c <= 0.0:
+        return 0.0
+    disc = b * b - a * c
+    if a <= 0.0 or disc < 0.0:
+        return 1.0
+    return float(np.clip((-b - np.sqrt(disc)) / a, 0.0, 1.0))
+
+
 def closest_approach(p0: np.ndarray, p1: np.ndarray, q: np.ndarray) -> tuple[float, float]:
     """Segment p0→p1 against a fixed point q: (fraction 0..1 of the closest point, distance)."""
     d = p1 - p0
@@ -260,8 +273,13 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
             q = _interp(tgt, ts[k - 1])
             s, dist = closest_approach(p0, p1, q)
             gap = dist - projectile.radius - tgt.radius
-            if gap <= cfg.touch_mm and (best is None or s < best[0]):
-                best = (s, tgt.id, gap)
+            if gap > cfg.touch_mm:
+                continue
+            # the first the ray reaches: where it comes within touching distance, not where it
+            # comes closest (a piece beyond the one it struck may lie nearer the ray's line)
+            s_in = _ray_entry(p0, p1, q, projectile.radius + tgt.radius + cfg.touch_mm)
+            if best is None or s_in < best[3]:
+                best = (s, tgt.id, gap, s_in)
         if best is not None:
             t = float(ts[k - 1] + best[0] * dt_in * (1.0 + reach_s))
             out[best[1]] = Contact(t, projectile.id, best[1], best[2], "deflected")

@@ -292,3 +292,17 @@ def test_the_flicked_piece_is_struck_by_none():
     assert [(c.a, c.b) for c in before] == [(2, 1)]
     found = table_contacts([mover, neighbour], 0.0, cfg, path_mm=3.15, known_starts={1: 3.5 * DT}, flicked=frozenset({1}))
     assert [(c.a, c.b, c.evidence) for c in found] == [(1, 2, "touched")]
+
+
+def test_a_stop_is_put_down_to_the_first_piece_its_way_in_reaches():
+    """A large disc (r 25.5) stops short against a disc (r 19) beside its way in; a third disc stands
+    beyond, farther off its way but nearer the line the way in runs on: the stop is the first
+    one's, the disc the way reaches first, not the one its line comes closest to."""
+    from dataclasses import replace
+
+    mover = track(1, [(498, 247), (463.5, 249.8), (434, 252.9), (407.9, 257), (383.8, 259), (369, 259.4), (364.4, 258.8),
+                      (359.2, 258.2), (359.9, 256.5)], radius=25.5)
+    struck, beyond = still(2, 334.0, 275.3, 9, radius=19.0), still(3, 360.7, 307.1, 9, radius=19.0)
+    cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
+    found = deflected_by(mover, [beyond, struck], 0.0, cfg, slow=0.5)
+    assert [c.b for c in found] == [2]

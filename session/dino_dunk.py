@@ -175,7 +175,7 @@ class DinoDunkSession(Session):
         # catches it; a disc: it struck it): in doubt
         fid = self._id(flicked)
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
-                                  graze={fid: self.referee.k} if fid is not None else None,
+                                  graze={tr.id: self.referee.k for tr in tracks},
                                   flicked=frozenset(k for k in (fid,) if k is not None))
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         doubt = [c for c in contacts if c.evidence == "brushed" or

@@ -350,6 +350,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     path_cfg = ContactConfig(touch_mm=path_mm, start_mm_s=cfg.start_mm_s, rest_mm=cfg.rest_mm,
                              max_lookback_s=cfg.max_lookback_s)
     b_of = {tr.id: tr for tr in tracks}
+    brushed = []
     for a in tracks:
         if a.id not in starts:
             continue
@@ -370,7 +371,8 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
                 g, s_g = _rest_gap(a, b_of[c.b], t0, cfg) if k_g > 0 else (np.inf, 0.0)
                 if g > k_g * s_g or _left_away(a, b_of[c.b], t0, cfg):
                     continue
-                c = Contact(starts[a.id], a.id, c.b, g, "brushed")
+                brushed.append(Contact(starts[a.id], a.id, c.b, g, "brushed"))
+                continue
             add(Contact(c.t, a.id, c.b, c.gap_mm, c.evidence))
     # a struck contact needs a striker in motion: one that started (start times are estimates), or
     # one a moving piece touched first (in a tight chain the middle piece passes the blow on and
@@ -386,6 +388,12 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if (c.a in starts and starts[c.a] < c.t + 0.05) or (c.a in moving and c.a not in starts):
                 add(c)
                 changed = True
+    # a brush is only what is left when nothing else joins the pair (a strike seen a frame later is
+    # surer than a doubt at the start)
+    paired = {frozenset(k) for k in found}
+    for c in brushed:
+        if frozenset((c.a, c.b)) not in paired:
+            add(c)
     out = sorted(found.values(), key=lambda c: (c.t, c.a, c.b))
     # a pair seen both ways keeps the earlier
     seen, final = set(), []

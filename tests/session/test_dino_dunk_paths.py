@@ -93,3 +93,15 @@ def test_a_step_of_a_few_millimetres_leaves_rest_where_it_happened():
         still = rng.normal(0, 0.7, (len(x), 2))
         stayed = Track(2, "disc-large", 25.5, {}, "p2", list(dt * np.arange(len(x))), [tuple(p) for p in still])
         assert _left_rest(stayed, 0.0, 0.7) is None, seed
+
+
+def test_a_brush_at_the_start_does_not_hide_the_strike_that_follows():
+    """Seed 3, scene 34: home:2 strikes home:5, which rested 3 mm from the carrier away:5 and strikes
+    it a frame later. Any piece leaving another's side may have brushed it as it left (a doubt);
+    that doubt, earlier, had taken the pair's place and, measured clear on the path, dropped it:
+    the strike stands, and with it the foul."""
+    scn, ans, session = judged(34, 3)
+    (flick,) = session.flicks
+    assert ans["foul"] and ans["carrier_struck"]
+    assert "carrier_struck" not in flick.ruling.pending, flick.contacts
+    assert flick.ruling.facts["carrier_struck"] is True

@@ -58,6 +58,10 @@ def register(sub) -> None:
     lv.add_argument("--real", type=int, default=0, help="also N dino-dunk/fouls scenes rendered and seen by the real detector")
     lv.add_argument("--real-throws", type=int, default=0,
                     help="also N dodo-dash/throws scenes rendered and seen by the real detector")
+    lv.add_argument("--games", type=int, default=20,
+                    help="also N whole simulated Dino Dunk games, every call against the truth (default 20; 0: skip)")
+    lv.add_argument("--games-start", type=int, default=1000,
+                    help="first game seed (default 1000: never used to set a threshold)")
     lv.add_argument("--json", action="store_true", help="print the figures as JSON")
     lv.set_defaults(func=_live)
 

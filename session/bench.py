@@ -25,7 +25,10 @@ Figures:
   frame reported; the wrong throws by why (no flick, no call, a confident call; and whether the
   detector found a token of the projectile's kind in any frame at all);
 - memory: peak RSS of the process (``resource.getrusage``) and the tracemalloc peak of one full
-  simulated game (``session.simgame``) with a 640×480 image on every frame.
+  simulated game (``session.simgame``) with a 640×480 image on every frame;
+- whole games (``--games N``): N simulated Dino Dunk games, the rules bot against itself, every
+  flick's call against the truth (game seeds from ``--games-start``, default 1000: seeds 0-13 are
+  the ones the session was traced on).
 
 The suites' scene indices start at ``start`` (default 10000) and their seed is ``seed`` (default
 7): the thresholds were set on scenes 0-199 of seed 0 and a few whole games, never on these.
@@ -512,8 +515,34 @@ def bench_game_memory(seed: int = 3, target: int = 2) -> dict:
             "rss_peak_mb": round(rss_kb / 1024, 1), "settle_compute_ms_p95": round(1e3 * float(np.percentile(lat, 95)), 1)}
 
 
+def bench_games(count: int, start: int = 1000, target: int = 2) -> dict:
+    """``count`` whole simulated Dino Dunk games (``session.simgame``, the rules bot against itself,
+    first to ``target``; game seeds from ``start``) played through the session with the oracle:
+    every flick's call against the truth (right, asked, wrong, missed: no flick seen), the games
+    whose final score the session got right, identity errors, and each wrong call (seed, episode,
+    action, the facts that differ)."""
+    from session import simgame
+
+    tally = {"right": 0, "asked": 0, "wrong": 0, "missed": 0}
+    scores, ids, checks, wrong = 0, 0, 0, []
+    for g in range(start, start + count):
+        report = simgame.play_dino_dunk(seed=g, target=target)
+        for row in report.flicks:
+            st = row["status"]
+            key = "missed" if st.startswith(("missed", "no-call")) else st
+            tally[key] = tally.get(key, 0) + 1
+            if st == "wrong":
+                wrong.append({"seed": g, "episode": row["episode"], "action": row["action"], "piece": row["piece"],
+                              "diffs": row.get("diffs", [])})
+        scores += report.score_truth == report.score_session
+        ids += report.identity_errors
+        checks += report.identity_checks
+    return {"games": count, "start": start, "target": target, "flicks": sum(tally.values()), **tally,
+            "score_right": scores, "identity_errors": ids, "identity_checks": checks, "wrong_calls": wrong}
+
+
 def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int = 10000, game: bool = True,
-               real_fouls: int = 0, real_throws: int = 0) -> dict:
+               real_fouls: int = 0, real_throws: int = 0, games: int = 0, games_start: int = 1000) -> dict:
     import resource
 
     out = {"detector": "oracle-with-noise (session.oracle.OracleDetector: σ 0.7 mm at rest, 3 mm airborne, angles 1°, 1% drops)",
@@ -535,6 +564,8 @@ def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int 
         out[key] = {**f.to_dict(), "detector": RealDetector.name,
                     "detector_cpu_ms_mean": round(float(np.mean(cpu)), 1) if cpu else None,
                     "detector_cpu_ms_p95": round(float(np.percentile(cpu, 95)), 1) if cpu else None}
+    if games:
+        out["games"] = bench_games(games, games_start)
     if game:
         out["game"] = bench_game_memory()
     out["rss_peak_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -553,7 +584,7 @@ def _racer_calls_line(f: dict) -> str:
 
 
 def format_report(r: dict) -> str:
-    oracle = "throws" in r or "fouls" in r
+    oracle = "throws" in r or "fouls" in r or "games" in r
     lines = [f"tableref bench live: detector {r['detector'] if oracle else 'the real one only (below)'}",
              f"  {r['fps']:g} frames/s, {r['size'] if oracle else '640x480 rendered frames'}; suite seed {r['seed']}, "
              f"scenes from index {r['start']}" + (" (never used to set a threshold)" if (r["seed"], r["start"]) == (7, 10000) else
@@ -614,6 +645,15 @@ def format_report(r: dict) -> str:
                      f"({100 * f.get('step_wall_over_33ms', 0):.1f} % of frames over 33.3 ms; fed at 30 frames/s, taking the "
                      f"newest, it would skip {100 * f.get('replay_skipped_rate', 0):.1f} %); call after the settle "
                      f"{f['latency_ms_p95']:.0f} ms p95")
+    if "games" in r:
+        g = r["games"]
+        n = max(g["flicks"], 1)
+        lines.append(f"  whole games (oracle; seeds {g['start']}-{g['start'] + g['games'] - 1}, first to {g['target']}): "
+                     f"{g['flicks']} flicks, right {g['right']} ({100 * g['right'] / n:.1f}%), asked {g['asked']}, wrong "
+                     f"{g['wrong']}, missed {g['missed']}; final score right in {g['score_right']}/{g['games']}; identity errors "
+                     f"{g['identity_errors']}/{g['identity_checks']}")
+        for w in g["wrong_calls"][:10]:
+            lines.append(f"    wrong: game {w['seed']} flick {w['episode']} ({w['action']} {w['piece']}): {'; '.join(w['diffs'])}")
     if "game" in r:
         g = r["game"]
         lines.append(f"  whole game (seed {g['seed']}): {g['flicks']} flicks, right {g['right']}, asked {g['asked']}, wrong "
@@ -631,7 +671,9 @@ def main(args) -> int:
         raise ValueError("--throws and --fouls must be >= 0")
     if getattr(args, "real", 0) < 0 or getattr(args, "real_throws", 0) < 0:
         raise ValueError("--real and --real-throws must be >= 0")
+    if getattr(args, "games", 0) < 0:
+        raise ValueError("--games must be >= 0")
     report = bench_live(args.throws, args.fouls, args.seed, args.start, not args.no_game, getattr(args, "real", 0),
-                        getattr(args, "real_throws", 0))
+                        getattr(args, "real_throws", 0), getattr(args, "games", 0), getattr(args, "games_start", 1000))
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

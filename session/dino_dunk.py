@@ -198,8 +198,11 @@ class DinoDunkSession(Session):
                 c2 = Contact(c.t, c.a, c.b, g.gap_mm, "deflected")  # it turned away from the piece, at the piece
             elif g.gap_mm < -k * g.sigma_mm:
                 c2 = Contact(g.t, c.a, c.b, g.gap_mm, "path")
-            elif g.gap_mm <= k * g.sigma_mm and self._pushed(flick, t0, c.a, c.b, g.t) > k:
-                c2 = Contact(g.t, c.a, c.b, g.gap_mm, "pushed")  # the resting piece moved on, away from it
+            elif g.gap_mm <= k * g.sigma_mm and self._pushed(flick, t0, c.a, c.b, g.t) > k and \
+                    not any(c.b in (o.a, o.b) and c.a not in (o.a, o.b) for o in contacts):
+                # the resting piece moved on, away from it, and no other piece came near it (else
+                # that one may have pushed it)
+                c2 = Contact(g.t, c.a, c.b, g.gap_mm, "pushed")
             elif g.gap_mm > k * g.sigma_mm:
                 flick.notes.append(f"{names.get(c.a, c.a)} passed {names.get(c.b, c.b)} {g.gap_mm:.2f} ± {g.sigma_mm:.2f} mm "
                                    f"clear (fitted path, {g.how})")

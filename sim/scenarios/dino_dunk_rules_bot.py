@@ -294,7 +294,9 @@ class DinoDunkRulesBot(DinoDunkBot):
             c_inside = False
             if carrier and ans.get("carrier_struck"):
                 ca = self._target(carrier.split(":")[0])
-                c = self.pieces[carrier]
+                # where it was fouled: "from its position before the foul" (the rulebook's Foul
+                # Shots), not where the strike sent it
+                c = initial.by_id()[carrier]
                 three = next((r for r in self.board.regions_of_kind("three-point")
                               if r.team == dd.zone(self.board, dd.other(carrier.split(":")[0])).team), None)
                 c_inside = three is not None and region_margin(c, three.geometry) > 0 and math.hypot(c.x - ca[0], c.y - ca[1]) > 0

@@ -199,3 +199,37 @@ def test_unknown_kinds_are_typed_errors():
         dogo_dash.make_reveal(rng(0), DOGO, SPECS, CFG, 7)
     with pytest.raises(ScenarioError, match="tracks"):
         dodo_dash.make_throw(rng(0), DD, SPECS, CFG, "egg")
+
+
+def test_the_rules_bot_judges_a_shooting_foul_where_the_carrier_was_fouled():
+    """"When a dinosaur is fouled by an opposing dinosaur within their opponent's three-point line"
+    ... "from its position before the foul": the bot's fact places the carrier where it stood
+    before the flick, not where the strike sent it (game seed 21 had a carrier struck from 56 mm
+    outside the line into it, called a shooting foul)."""
+    import numpy as np
+
+    from calibration.board import load_board
+    from calibration.specs import load_specs
+    from sim.config import load_sim_config
+    from sim.scenarios import dino_dunk as dd
+    from sim.scenarios.dino_dunk_rules_bot import DinoDunkRulesBot
+    from sim.truth import region_margin
+
+    board = load_board("dino-dunk/crater-court")
+    bot = DinoDunkRulesBot(np.random.default_rng(21), board, load_specs(), load_sim_config(), target=2)
+    fouls, moved_across = 0, 0
+    for _ in range(120):
+        carrier = bot.carrier
+        ep = bot.activate()
+        fact = next((c for c in ep.calls if c["kind"] == "rules-action" and c.get("type") == "MoveResult"), None)
+        if fact and fact["carrier_struck"] and carrier:
+            three = next(r for r in board.regions_of_kind("three-point")
+                         if r.team == dd.zone(board, dd.other(carrier.split(":")[0])).team)
+            before = region_margin(ep.frames[0].by_id()[carrier], three.geometry) > 0
+            after = region_margin(ep.frames[-1].by_id()[carrier], three.geometry) > 0
+            assert fact["carrier_inside_three"] == before
+            fouls += 1
+            moved_across += before != after
+        if bot.over:
+            break
+    assert fouls >= 2 and moved_across >= 1

@@ -420,7 +420,7 @@ class DinoDunkSession(Session):
         over = [self._one(overlap_calls, obs, piece, z) for z in zones]
         over = [v for v in over if v is not None]
         over_v = max(over, key=lambda v: v.margin) if over else None
-        knocked = []
+        knocked, close = [], []  # out; too close to call (a person says)
         L, W = self.board.length_mm, self.board.width_mm
         # a dinosaur removed from the play area for a foul is off the mat by the rules, not knocked out
         on_mat = {n for n, v in self.game.state["pieces"].items() if v.get("status", "on_mat") == "on_mat"}
@@ -431,6 +431,8 @@ class DinoDunkSession(Session):
             v = self._oob(obs, n, flick)
             if getattr(v, "answer", "") == "yes":
                 knocked.append(n)
+            elif getattr(v, "answer", "") == "too_close":
+                close.append(v)
         ruling = adapt.move_ruling(self._oob(obs, piece, flick), over_v, inside3 if (carrier_struck or m_carrier) else None,
                                    self.referee, struck=struck, carrier_struck=carrier_struck or m_carrier,
                                    touched_ball=touched_ball, knocked_out=tuple(sorted(knocked)), positions=positions)
@@ -444,7 +446,18 @@ class DinoDunkSession(Session):
         ruling = replace(ruling, build=build)
         ruling = self._doubt(ruling, "struck", struck, m_struck, flick, f"{piece} touched {', '.join(set(m_struck) - set(struck))}")
         ruling = self._doubt(ruling, "carrier_struck", carrier_struck, m_carrier, flick, f"{piece} struck the carrier {carrier}")
-        return self._doubt(ruling, "touched_ball", touched_ball, m_ball, flick, f"{piece} touched the ball")
+        ruling = self._doubt(ruling, "touched_ball", touched_ball, m_ball, flick, f"{piece} touched the ball")
+        if close:
+            # a disc whose edge lies within the noise of the mat's edge: out or not is a person's
+            # call (knocked out only when shown: the proposal leaves it on the mat)
+            from referee.pending import PendingFact
+
+            sure = tuple(sorted(knocked))
+            maybe = tuple(sorted(knocked + [v.detail["piece"] for v in close]))
+            ruling = replace(ruling, facts={k: x for k, x in ruling.facts.items() if k != "knocked_out"},
+                             pending={**ruling.pending, "knocked_out": PendingFact(GAME, "knocked_out", sure, maybe, tuple(close))},
+                             verdicts=ruling.verdicts + tuple(close))
+        return ruling
 
     def _pass_ruling(self, flick, obs, carrier, sure, every, names, positions):
         from referee.pending import Ruling

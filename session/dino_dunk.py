@@ -474,6 +474,18 @@ class DinoDunkSession(Session):
             return ""
 
         caught, maybe = first(sure), first(every)
+        if not maybe and ball is not None:
+            # a disc that came to rest elsewhere with nothing seen to touch it: the ball may have
+            # struck it and bounced back within a frame (the nearest to where the ball left from)
+            moved = self._displaced(flick)
+            seen = {i for c in every for i in (c.a, c.b)}
+            start = flick.before.get("ball")
+            cands = [(float(np.hypot(*(np.asarray(flick.before[n]) - start))) if start is not None else 0.0, n)
+                     for t, m in moved.items() if m and t != ball.id and t not in seen
+                     for n in [names.get(t, "")] if n in engine and n != carrier and n in flick.before]
+            if cands:
+                maybe = min(cands)[1]
+                flick.notes.append(f"{maybe} came to rest elsewhere with no touch seen: the ball may have struck it")
         facts, pending = {"caught_by": caught, "automatic": False, "positions": positions}, {}
         oob = self._oob(obs, "ball", flick)
         verdicts = ()

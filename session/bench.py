@@ -27,8 +27,8 @@ Figures:
 - memory: peak RSS of the process (``resource.getrusage``) and the tracemalloc peak of one full
   simulated game (``session.simgame``) with a 640×480 image on every frame;
 - whole games (``--games N``): N simulated Dino Dunk games, the rules bot against itself, every
-  flick's call against the truth (game seeds from ``--games-start``, default 1000: seeds 0-13 are
-  the ones the session was traced on).
+  flick's call against the truth (game seeds from ``--games-start``, default 1000: seeds 0-29 are
+  the ones the session's wrong calls were traced on).
 
 The suites' scene indices start at ``start`` (default 10000) and their seed is ``seed`` (default
 7): the thresholds were set on scenes 0-199 of seed 0 and a few whole games, never on these.

@@ -170,9 +170,9 @@ class DinoDunkSession(Session):
                 t_left = _left_rest(tr, t0, self._rest_sigma())
                 if t_left is not None:
                     known[tr.id] = t_left
-        # the piece flicked from beside another within the noise of touching it, and not clearly
-        # away from it, may have brushed it as it left (a passed ball: the first disc it touched
-        # catches it; a disc: it struck it): in doubt
+        # any piece that left another's side within the noise of touching it, and not clearly away
+        # from it, may have brushed it as it left (a passed ball: the first disc it touched catches
+        # it; a disc: it struck it): in doubt; the flicked piece was set moving by the finger alone
         fid = self._id(flicked)
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
                                   graze={tr.id: self.referee.k for tr in tracks},
@@ -600,10 +600,10 @@ def _rest_run(ts, xy, t_lo: float, t_hi: float, sigma: float, k: float = 4.0) ->
 def _left_rest(track, t0: float, sigma: float, k: float = 4.0):
     """When ``track`` left its rest position at ``t0``: half-way between the last sample at rest and
     the first away from it, the earlier of two readings: the first of two samples in a row more than
-    ``k`` σ√2 from the first one (a piece that slid off), and the split where a step from one rest to another fits
-    the samples best, when that step is more than ``k`` σ of the difference of the two means (a large
-    disc struck hard moves a few mm, and a sample beyond k σ√2 of a noisy first one may come any time
-    after). None when it never left."""
+    ``k`` σ√2 from the first one (a piece that slid off), and the split where a step from one rest to
+    another fits the samples best, when that step is more than ``k`` σ of the difference of the two
+    means (a large disc struck hard moves a few mm, and a sample beyond k σ√2 of a noisy first one may
+    come any time after). None when it never left."""
     ts, xy = track.trajectory()
     keep = ts >= t0 - 1e-9
     ts, xy = ts[keep], xy[keep]

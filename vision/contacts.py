@@ -322,15 +322,16 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
       already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
       closer than they started, or, for a piece of ``graze`` ({track id: k}), have rested within k σ
       of touching the other (the means of their samples at rest: :func:`_rest_gap`) and left it
-      otherwise than clearly away from it (:func:`_left_away`): then it may have brushed it as it left, evidence
-      "brushed", the rest gap at the start (a ball flicked out from between two discs);
+      otherwise than clearly away from it (:func:`_left_away`): then it may have brushed it as it
+      left, evidence "brushed", the rest gap at the start (a ball flicked out from between two
+      discs), kept only where no other contact joins the pair;
     - deflected (:func:`deflected_by`): a moving piece turned aside, or lost more than ``slow`` of
       its speed in one sample (pieces sliding on the mat; 0 for tokens that may land), and its
       incoming ray reaches another piece.
 
     A struck contact needs a striker that was itself moving (a piece resting beside the flicked one
-    is not its striker), and none struck the pieces of ``flicked`` (the finger did). One contact per pair, the earliest; the striker is the piece that was
-    moving first. Sorted by time."""
+    is not its striker), and none struck the pieces of ``flicked`` (the finger did). One contact
+    per pair, the earliest; the striker is the piece that was moving first. Sorted by time."""
     cfg = cfg or ContactConfig()
     found: dict = {}
 

@@ -175,7 +175,7 @@ class DinoDunkSession(Session):
         # it; a disc: it struck it): in doubt; the flicked piece was set moving by the finger alone
         fid = self._id(flicked)
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
-                                  graze={tr.id: self.referee.k for tr in tracks},
+                                  graze=self.referee.k,
                                   flicked=frozenset(k for k in (fid,) if k is not None))
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         doubt = [c for c in contacts if c.evidence == "brushed" or
@@ -317,9 +317,10 @@ class DinoDunkSession(Session):
             out[tid] = bool(np.hypot(*(b[tid][0] - a[tid][0])) > k * sig)
         return out
 
-    def _doubt(self, ruling, fact: str, sure, maybe, flick: Flick, question: str):
+    def _doubt(self, ruling, fact: str, sure, maybe, flick: Flick, question: str, verdicts: tuple = ()):
         """A ruling with ``fact`` pending when the doubtful contacts change it (proposing ``sure``:
-        a touch counts only when shown)."""
+        a touch counts only when shown); ``verdicts``: the calls too close behind it, when they are
+        not the contacts' (a disc at the mat's edge)."""
         from dataclasses import replace
 
         from referee.core import make_verdicts
@@ -327,16 +328,17 @@ class DinoDunkSession(Session):
 
         if sure == maybe:
             return ruling
-        doubtful = [c for c in flick.contacts if c["doubtful"]]
-        worst = min(doubtful, key=lambda c: c["gap_mm"] / max(c["sigma_mm"], 1e-9), default=None)
-        gap = worst["gap_mm"] if worst else 0.0
-        sigma = worst["sigma_mm"] if worst else self.gap_sigma(flick)
-        (v,) = make_verdicts([question], value=gap, threshold=0.0, margin=-gap, sigma=sigma,
-                             k=self.referee.k, frame_ids=(flick.index_start, flick.index_settle),
-                             detail={"doubtful_contacts": doubtful})
+        if not verdicts:
+            doubtful = [c for c in flick.contacts if c["doubtful"]]
+            worst = min(doubtful, key=lambda c: c["gap_mm"] / max(c["sigma_mm"], 1e-9), default=None)
+            gap = worst["gap_mm"] if worst else 0.0
+            sigma = worst["sigma_mm"] if worst else self.gap_sigma(flick)
+            verdicts = make_verdicts([question], value=gap, threshold=0.0, margin=-gap, sigma=sigma,
+                                     k=self.referee.k, frame_ids=(flick.index_start, flick.index_settle),
+                                     detail={"doubtful_contacts": doubtful})
         facts = {k: x for k, x in ruling.facts.items() if k != fact}
-        pend = PendingFact(GAME, fact, sure, maybe, (v,))
-        return replace(ruling, facts=facts, pending={**ruling.pending, fact: pend}, verdicts=ruling.verdicts + (v,))
+        pend = PendingFact(GAME, fact, sure, maybe, tuple(verdicts))
+        return replace(ruling, facts=facts, pending={**ruling.pending, fact: pend}, verdicts=ruling.verdicts + tuple(verdicts))
 
     def _engine_ids(self) -> set:
         return set(self.game.state["pieces"])
@@ -447,17 +449,10 @@ class DinoDunkSession(Session):
         ruling = self._doubt(ruling, "struck", struck, m_struck, flick, f"{piece} touched {', '.join(set(m_struck) - set(struck))}")
         ruling = self._doubt(ruling, "carrier_struck", carrier_struck, m_carrier, flick, f"{piece} struck the carrier {carrier}")
         ruling = self._doubt(ruling, "touched_ball", touched_ball, m_ball, flick, f"{piece} touched the ball")
-        if close:
-            # a disc whose edge lies within the noise of the mat's edge: out or not is a person's
-            # call (knocked out only when shown: the proposal leaves it on the mat)
-            from referee.pending import PendingFact
-
-            sure = tuple(sorted(knocked))
-            maybe = tuple(sorted(knocked + [v.detail["piece"] for v in close]))
-            ruling = replace(ruling, facts={k: x for k, x in ruling.facts.items() if k != "knocked_out"},
-                             pending={**ruling.pending, "knocked_out": PendingFact(GAME, "knocked_out", sure, maybe, tuple(close))},
-                             verdicts=ruling.verdicts + tuple(close))
-        return ruling
+        # a disc whose edge lies within the noise of the mat's edge: out or not is a person's call
+        # (knocked out only when shown: the proposal leaves it on the mat)
+        return self._doubt(ruling, "knocked_out", tuple(sorted(knocked)),
+                           tuple(sorted(knocked + [v.detail["piece"] for v in close])), flick, "", verdicts=tuple(close))
 
     def _pass_ruling(self, flick, obs, carrier, sure, every, names, positions):
         from referee.pending import Ruling

@@ -312,7 +312,7 @@ def noise_config(cfg: ContactConfig, sigma_mm: float, dt_s: float) -> ContactCon
 
 def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None, path_mm: float = 3.0,
                    start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None,
-                   slow: float = 0.5, graze: dict | None = None, flicked: frozenset = frozenset()) -> list[Contact]:
+                   slow: float = 0.5, graze: float = 0.0, flicked: frozenset = frozenset()) -> list[Contact]:
     """Every contact between pieces after ``t0``, from three kinds of evidence (cfg should be noise
     aware, see :func:`noise_config`):
 
@@ -320,10 +320,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     - touched: a moving piece's path (straight between samples) comes within ``path_mm`` of
       another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
       already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
-      closer than they started, or, for a piece of ``graze`` ({track id: k}), have rested within k σ
-      of touching the other (the means of their samples at rest: :func:`_rest_gap`) and left it
-      otherwise than clearly away from it (:func:`_left_away`): then it may have brushed it as it
-      left, evidence "brushed", the rest gap at the start (a ball flicked out from between two
+      closer than they started, or (``graze`` = k > 0) have rested within k σ of touching the other
+      and left it otherwise than clearly away from it (:func:`_brushed`): then it may have brushed it
+      as it left, evidence "brushed", the rest gap at the start (a ball flicked out from between two
       discs), kept only where no other contact joins the pair;
     - deflected (:func:`deflected_by`): a moving piece turned aside, or lost more than ``slow`` of
       its speed in one sample (pieces sliding on the mat; 0 for tokens that may land), and its
@@ -368,11 +367,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
                 # side by side at rest, and the path never closed in: no touch, unless it may have
                 # brushed the other as it left
-                k_g = (graze or {}).get(a.id, 0.0)
-                g, s_g = _rest_gap(a, b_of[c.b], t0, cfg) if k_g > 0 else (np.inf, 0.0)
-                if g > k_g * s_g or _left_away(a, b_of[c.b], t0, cfg):
-                    continue
-                brushed.append(Contact(starts[a.id], a.id, c.b, g, "brushed"))
+                g = _brushed(a, b_of[c.b], t0, cfg, graze) if graze > 0 else None
+                if g is not None:
+                    brushed.append(Contact(starts[a.id], a.id, c.b, g, "brushed"))
                 continue
             add(Contact(c.t, a.id, c.b, c.gap_mm, c.evidence))
     # a struck contact needs a striker in motion: one that started (start times are estimates), or
@@ -407,17 +404,6 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     return final
 
 
-def _rest_gap(a: Track, b: Track, t0: float, cfg: ContactConfig, span_s: float = 0.3) -> tuple[float, float]:
-    """(the edge gap between two pieces at rest before ``t0``, its σ): the means of their samples
-    over the ``span_s`` before it, σ from one sample's (``cfg.rest_mm`` is 5 σ√2, see
-    :func:`noise_config`); (inf, 0) when either has none."""
-    (pa, na), (pb, nb) = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
-    if pa is None or pb is None:
-        return np.inf, 0.0
-    sigma = cfg.rest_mm / (5.0 * np.sqrt(2.0))
-    return float(np.linalg.norm(pa - pb) - a.radius - b.radius), float(sigma * np.sqrt(1.0 / na + 1.0 / nb))
-
-
 def _rest_mean(tr: Track, t0: float, span_s: float):
     """(the mean of ``tr``'s samples over the ``span_s`` before ``t0``, how many); (None, 0) if none."""
     ts, xy = tr.trajectory()
@@ -425,20 +411,26 @@ def _rest_mean(tr: Track, t0: float, span_s: float):
     return (xy[m].mean(0), int(m.sum())) if m.any() else (None, 0)
 
 
-def _left_away(a: Track, b: Track, t0: float, cfg: ContactConfig, cos_away: float = -0.5) -> bool:
-    """Whether ``a`` left its rest beside ``b`` clearly away from it: its first sample beyond
-    ``rest_mm`` of where it rested lies more than 120° (``cos_away``) from the direction to ``b``
-    (its rest before ``t0``). A start along the other, or toward it, may have brushed it."""
-    (pa, _), (pb, _) = _rest_mean(a, t0, 0.3), _rest_mean(b, t0, 0.3)
+def _brushed(a: Track, b: Track, t0: float, cfg: ContactConfig, k: float, span_s: float = 0.3,
+             cos_away: float = -0.5) -> float | None:
+    """The rest gap (mm) between ``a`` and ``b`` when ``a`` may have brushed ``b`` as it left: they
+    rested (the means of their samples over the ``span_s`` before ``t0``) within ``k`` σ of touching
+    (σ of the two means, from one sample's: ``cfg.rest_mm`` is 5 σ√2, see :func:`noise_config`), and
+    ``a``'s first sample beyond ``rest_mm`` of its rest does not lie clearly away from ``b`` (more
+    than 120°, ``cos_away``, from the direction to it); else None."""
+    (pa, na), (pb, nb) = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
     if pa is None or pb is None:
-        return True
+        return None
+    gap = float(np.linalg.norm(pa - pb) - a.radius - b.radius)
+    if gap > k * cfg.rest_mm / (5.0 * np.sqrt(2.0)) * np.sqrt(1.0 / na + 1.0 / nb):
+        return None
     ts, xy = a.trajectory()
     after = xy[ts > t0 + 1e-9]
     far = np.flatnonzero(np.linalg.norm(after - pa, axis=1) > cfg.rest_mm)
     if not len(far):
-        return True
+        return None
     u, w = after[far[0]] - pa, pb - pa
-    return float(np.dot(u, w)) < cos_away * float(np.linalg.norm(u) * np.linalg.norm(w))
+    return None if float(np.dot(u, w)) < cos_away * float(np.linalg.norm(u) * np.linalg.norm(w)) else gap
 
 
 def kinked_by(projectile: Track, targets: list[Track], t_from: float, sigma_mm: float, slack_mm: float = 4.0,

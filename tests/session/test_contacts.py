@@ -262,22 +262,22 @@ def test_a_ball_stopped_dead_against_a_disc_touched_it():
 @pytest.mark.parametrize("step, brushed", [((-8.2, -5.3), True), ((5.0, -9.0), False)])
 def test_a_ball_passed_from_beside_a_disc_may_have_brushed_it(step, brushed):
     """A ball resting 1.2 mm from a disc is flicked along it (it may have brushed it as it left: in
-    doubt, evidence "brushed") or clearly away from it (no contact). Only for the pieces named in
-    ``graze`` (within 4.5 σ of touching: 2.6 mm, the means of 3 samples each at 0.7 mm): without it,
-    a piece leaving a neighbour's side never touched it."""
+    doubt, evidence "brushed") or clearly away from it (no contact). Only with ``graze`` (within 4.5 σ
+    of touching: 2.6 mm, the means of 3 samples each at 0.7 mm): without it, a piece leaving a
+    neighbour's side never touched it."""
     pts = [(318.0, 270.6)] * 3 + [(318.0 + k * step[0], 270.6 + k * step[1]) for k in range(1, 4)] + \
         [(318.0 + 3 * step[0], 270.6 + 3 * step[1])] * 4
     ball = track(1, pts, radius=9.5, kind="ball")
     w = np.array([-17.0, 25.4]) / np.hypot(17.0, 25.4)
     disc = still(2, *(np.array([318.0, 270.6]) + (9.5 + 19.0 + 1.2) * w), 10, radius=19.0)
     cfg = noise_config(ContactConfig(), 0.7, DT)
-    found = table_contacts([ball, disc], 2 * DT, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}, graze={1: 4.5})
+    found = table_contacts([ball, disc], 2 * DT, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}, graze=4.5)
     assert [(c.a, c.b, c.evidence) for c in found] == ([(1, 2, "brushed")] if brushed else [])
     if brushed:
         assert found[0].gap_mm == pytest.approx(1.2, abs=0.05)
     assert table_contacts([ball, disc], 2 * DT, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}) == []
     far = still(2, *(np.array([318.0, 270.6]) + (9.5 + 19.0 + 3.0) * w), 10, radius=19.0)  # 3 mm: clear at rest
-    assert table_contacts([ball, far], 2 * DT, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}, graze={1: 4.5}) == []
+    assert table_contacts([ball, far], 2 * DT, cfg, path_mm=3.15, known_starts={1: 2.5 * DT}, graze=4.5) == []
 
 
 def test_the_flicked_piece_is_struck_by_none():

@@ -220,7 +220,7 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
                 hits[tgt.id] = Contact(float(ts[k] + s * (ts[k + 1] - ts[k])), projectile.id, tgt.id, gap, "touched")
                 break
     if deflections:
-        for c in deflected_by(projectile, targets, t_land, cfg, slow=slow):
+        for c in deflected_by(projectile, targets, t_land, cfg, slow=slow, touched_at={i: c.t for i, c in hits.items()}):
             if c.b not in hits or c.t < hits[c.b].t:
                 hits[c.b] = c
     out = sorted(hits.values(), key=lambda c: (c.t, c.gap_mm))
@@ -229,11 +229,12 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
 
 def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: ContactConfig | None = None,
                  turn_deg: float = 20.0, slow: float = 0.0, reach_s: float = 1.5,
-                 min_drop_mm_s: float = 300.0) -> list[Contact]:
+                 min_drop_mm_s: float = 300.0, touched_at: dict | None = None) -> list[Contact]:
     """Targets that turned the projectile aside (a bounce) after ``t_from``: where its velocity turns
     by more than ``turn_deg`` (or, with ``slow`` > 0, drops below that fraction of its speed), the incoming
     ray (from the last sample before, at the incoming velocity, for ``reach_s`` sample intervals) is
-    followed to the first target whose footprint it reaches within ``touch_mm``. The turn must also
+    followed to the first target whose footprint it reaches within ``touch_mm`` (one the path is
+    known to have touched by the end of that interval, ``touched_at`` {id: t}, before any). The turn must also
     beat the noise of the two displacements (4 σ of their angle, σ taken from ``rest_mm``, the 5 σ√2
     jitter of :func:`noise_config`), and a slowdown must exceed ``min_drop_mm_s`` (more than the
     mat's friction takes in a sample, about μ g dt = 100 mm/s at 30 frames/s). Evidence
@@ -268,7 +269,7 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
         p1 = p0 + v_in * dt_in * (1.0 + reach_s)
         best = None
         for tgt in targets:
-            if tgt.id == projectile.id or tgt.id in out:
+            if tgt.id == projectile.id:
                 continue
             q = _interp(tgt, ts[k - 1])
             s, dist = closest_approach(p0, p1, q)
@@ -276,11 +277,14 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
             if gap > cfg.touch_mm:
                 continue
             # the first the ray reaches: where it comes within touching distance, not where it
-            # comes closest (a piece beyond the one it struck may lie nearer the ray's line)
+            # comes closest (a piece beyond the one it struck may lie nearer the ray's line); before
+            # all, one the path is already known to have touched by then (``touched_at`` {id: t}):
+            # that touch explains the turn
             s_in = _ray_entry(p0, p1, q, projectile.radius + tgt.radius + cfg.touch_mm)
-            if best is None or s_in < best[3]:
-                best = (s, tgt.id, gap, s_in)
-        if best is not None:
+            known = 0 if (touched_at or {}).get(tgt.id, np.inf) <= ts[k + 1] + 1e-9 else 1
+            if best is None or (known, s_in) < (best[4], best[3]):
+                best = (s, tgt.id, gap, s_in, known)
+        if best is not None and best[1] not in out:  # a second stop against the same piece adds nothing
             t = float(ts[k - 1] + best[0] * dt_in * (1.0 + reach_s))
             out[best[1]] = Contact(t, projectile.id, best[1], best[2], "deflected")
     return sorted(out.values(), key=lambda c: c.t)

@@ -306,3 +306,17 @@ def test_a_stop_is_put_down_to_the_first_piece_its_way_in_reaches():
     cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
     found = deflected_by(mover, [beyond, struck], 0.0, cfg, slow=0.5)
     assert [c.b for c in found] == [2]
+
+
+def test_a_second_stop_against_the_piece_it_struck_is_that_piece_again():
+    """A disc strikes another (the chord shows the touch), slows, and stops against it a frame
+    later; a ball rests beside the way in. Both stops are the struck disc's: the second one is not
+    put down to the ball because the disc was already credited with the first."""
+    from dataclasses import replace
+
+    mover = track(1, [(546.9, 366.5), (550.9, 389.0), (553.9, 399.7), (554.2, 400.2), (553.5, 401.0), (553.6, 400.4)],
+                  radius=19.0)
+    struck, ball = still(2, 557.7, 435.5, 6, radius=19.0), still(3, 529.4, 425.1, 6, radius=9.5)
+    cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
+    found = deflected_by(mover, [ball, struck], 0.0, cfg, slow=0.5, touched_at={2: 2 * DT})
+    assert [c.b for c in found] == [2]

@@ -220,7 +220,7 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
                 hits[tgt.id] = Contact(float(ts[k] + s * (ts[k + 1] - ts[k])), projectile.id, tgt.id, gap, "touched")
                 break
     if deflections:
-        for c in deflected_by(projectile, targets, t_land, cfg, slow=slow, touched_at={i: c.t for i, c in hits.items()}):
+        for c in deflected_by(projectile, targets, t_land, cfg, slow=slow, touched_at={i: h.t for i, h in hits.items()}):
             if c.b not in hits or c.t < hits[c.b].t:
                 hits[c.b] = c
     out = sorted(hits.values(), key=lambda c: (c.t, c.gap_mm))
@@ -234,8 +234,8 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
     by more than ``turn_deg`` (or, with ``slow`` > 0, drops below that fraction of its speed), the incoming
     ray (from the last sample before, at the incoming velocity, for ``reach_s`` sample intervals) is
     followed to the first target whose footprint it reaches within ``touch_mm`` (one the path is
-    known to have touched by the end of that interval, ``touched_at`` {id: t}, before any). The turn must also
-    beat the noise of the two displacements (4 σ of their angle, σ taken from ``rest_mm``, the 5 σ√2
+    known to have touched by the end of that interval, ``touched_at`` {id: t}, before any). The
+    turn must also beat the noise of the two displacements (4 σ of their angle, σ taken from ``rest_mm``, the 5 σ√2
     jitter of :func:`noise_config`), and a slowdown must exceed ``min_drop_mm_s`` (more than the
     mat's friction takes in a sample, about μ g dt = 100 mm/s at 30 frames/s). Evidence
     "deflected"; one contact per target, the earliest."""

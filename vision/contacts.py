@@ -235,10 +235,10 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
     ray (from the last sample before, at the incoming velocity, for ``reach_s`` sample intervals) is
     followed to the first target whose footprint it reaches within ``touch_mm`` (one the path is
     known to have touched by the end of that interval, ``touched_at`` {id: t}, before any). The
-    turn must also beat the noise of the two displacements (4 σ of their angle, σ taken from ``rest_mm``, the 5 σ√2
-    jitter of :func:`noise_config`), and a slowdown must exceed ``min_drop_mm_s`` (more than the
-    mat's friction takes in a sample, about μ g dt = 100 mm/s at 30 frames/s). Evidence
-    "deflected"; one contact per target, the earliest."""
+    turn must also beat the noise of the two displacements (4 σ of their angle, σ taken from
+    ``rest_mm``, the 5 σ√2 jitter of :func:`noise_config`), and a slowdown must exceed
+    ``min_drop_mm_s`` (more than the mat's friction takes in a sample, about μ g dt = 100 mm/s at
+    30 frames/s). Evidence "deflected"; one contact per target, the earliest."""
     cfg = cfg or ContactConfig()
     ts, xy = projectile.trajectory()
     keep = ts >= t_from

@@ -525,6 +525,7 @@ def bench_games(count: int, start: int = 1000, target: int = 2) -> dict:
 
     tally = {"right": 0, "asked": 0, "wrong": 0, "missed": 0}
     scores, ids, checks, wrong = 0, 0, 0, []
+    kept = {"identity_flicks": 0, "identity_flicks_kept": 0, "identities_asked": 0, "identities_asked_wrong": 0}
     for g in range(start, start + count):
         report = simgame.play_dino_dunk(seed=g, target=target)
         for row in report.flicks:
@@ -537,8 +538,10 @@ def bench_games(count: int, start: int = 1000, target: int = 2) -> dict:
         scores += report.score_truth == report.score_session
         ids += report.identity_errors
         checks += report.identity_checks
+        for k in kept:
+            kept[k] += getattr(report, k)
     return {"games": count, "start": start, "target": target, "flicks": sum(tally.values()), **tally,
-            "score_right": scores, "identity_errors": ids, "identity_checks": checks, "wrong_calls": wrong}
+            "score_right": scores, "identity_errors": ids, "identity_checks": checks, **kept, "wrong_calls": wrong}
 
 
 def bench_live(throws: int = 1000, fouls: int = 1000, seed: int = 7, start: int = 10000, game: bool = True,
@@ -651,7 +654,9 @@ def format_report(r: dict) -> str:
         lines.append(f"  whole games (oracle; seeds {g['start']}-{g['start'] + g['games'] - 1}, first to {g['target']}): "
                      f"{g['flicks']} flicks, right {g['right']} ({100 * g['right'] / n:.1f}%), asked {g['asked']}, wrong "
                      f"{g['wrong']}, missed {g['missed']}; final score right in {g['score_right']}/{g['games']}; identity errors "
-                     f"{g['identity_errors']}/{g['identity_checks']}")
+                     f"{g['identity_errors']}/{g['identity_checks']}, identities kept through {g['identity_flicks_kept']}/"
+                     f"{g['identity_flicks']} flicks (target 99.9 %); a person asked to check {g['identities_asked']} names "
+                     f"given in doubt ({g['identities_asked_wrong']} of them wrong)")
         for w in g["wrong_calls"][:10]:
             lines.append(f"    wrong: game {w['seed']} flick {w['episode']} ({w['action']} {w['piece']}): {'; '.join(w['diffs'])}")
     if "game" in r:

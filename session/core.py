@@ -120,6 +120,9 @@ class Session:
 
     GAME = ""
     auto_names: dict = {}  # kind -> name for a kind present once on the table ("ball")
+    beside_radii = 1.5  # a named piece within this many of the two radii of a piece that appears ...
+    beside_moved_mm = 5.0  # ... having moved more than this ...
+    beside_s = 0.5  # ... from this long before it appeared: the name given to the new one is in doubt
     revisit_s: float | None = None  # a pending call gets a second look this long after its settle, the table still (None: none)
 
     def __init__(self, board, detector, *, game=None, specs=None, referee=None, transform=None,
@@ -232,10 +235,16 @@ class Session:
         """{name: (x, y) mat mm} where each named piece was last seen."""
         return {tr.name: tuple(float(v) for v in tr.position()) for tr in self.tracker.tracks.values() if tr.name and tr.xy}
 
+    def off_table(self) -> set:
+        """Names of the pieces the rules say are off the table now (a dinosaur removed for a foul
+        until it returns): their names are given to no piece seen. None in general."""
+        return set()
+
     def _reconcile(self, obs: Observation) -> None:
         """After a settle: a name whose piece was lost (lifted, occluded, moved by hand) goes to an
-        unnamed piece of the same kind and team seen now, nearest to where the name was last seen.
-        A kind present once (the ball) is always the same piece."""
+        unnamed piece of the same kind and team seen now, nearest to where the name was last seen;
+        not the name of a piece the rules say is off the table (:meth:`off_table`). A kind present
+        once (the ball) is always the same piece."""
         from scipy.optimize import linear_sum_assignment
 
         seen = {int(t) for t in obs.track_id if t >= 0}
@@ -244,7 +253,8 @@ class Session:
             of_kind = [tracks[t] for t in seen if tracks[t].kind == kind]
             if len(of_kind) == 1 and of_kind[0].name != name:
                 self.tracker.name(of_kind[0].id, name)
-        lost = [tr for tr in tracks.values() if tr.name and tr.id not in seen]
+        off = self.off_table()
+        lost = [tr for tr in tracks.values() if tr.name and tr.id not in seen and tr.name not in off]
         if not lost:
             return
         free = [tracks[t] for t in seen if not tracks[t].name]
@@ -267,6 +277,33 @@ class Session:
                 if len(a) > 1:
                     self._emit({"kind": "identify", "name": name, "track": b[j].id, "unsure": True,
                                 "why": f"{len(a)} pieces of kind {k[0]} {k[1]} were lost at once; please check"})
+                    continue
+                moved = self._moved_beside(b[j], [tracks[t] for t in seen if tracks[t].name and key(tracks[t]) == k
+                                                  and t != b[j].id])
+                if moved:
+                    self._emit({"kind": "identify", "name": name, "track": b[j].id, "unsure": True,
+                                "why": f"it appeared beside {moved}, which looks the same and moved as it came; "
+                                       f"please check"})
+
+    def _moved_beside(self, new, named: list) -> str:
+        """The name of a piece in ``named`` (tracks seen now, of the kind and team of the track
+        ``new``) that lies within ``beside_radii`` of their radii of it and moved more than
+        ``beside_moved_mm`` from the ``beside_s`` before ``new`` was first seen to now; "" if none.
+        A piece put down by hand beside one that looks the same and is pushed aside as it is (a
+        dinosaur returned to the sideline where another stands) may have taken that one's track:
+        the tracker cannot tell them apart, so the name given is in doubt."""
+        if not new.t:
+            return ""
+        t0 = new.t[0] - self.beside_s
+        here = new.position()
+        for tr in named:
+            if float(np.hypot(*(tr.position() - here))) > self.beside_radii * (tr.radius + new.radius):
+                continue
+            t, xy = tr.trajectory()
+            m = t >= t0
+            if m.sum() >= 2 and float(np.hypot(*(xy[m] - xy[m][-1]).T).max()) > self.beside_moved_mm:
+                return tr.name
+        return ""
 
     # -- the players -----------------------------------------------------------------------------
     def act(self, action) -> list[dict]:

@@ -53,6 +53,10 @@ class DinoDunkSession(Session):
 
         return dino_dunk.new_game(**setup)
 
+    def off_table(self) -> set:
+        """The dinosaurs removed from the play area for a foul (until they return)."""
+        return {n for n, v in self.game.state["pieces"].items() if v.get("status", "on_mat") != "on_mat"}
+
     # -- what the game waits for -----------------------------------------------------------------
     def expecting(self) -> dict | None:
         pend = self.game.pending()

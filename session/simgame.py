@@ -36,6 +36,10 @@ class GameReport:
     score_session: dict = field(default_factory=dict)
     identity_checks: int = 0
     identity_errors: int = 0
+    identity_flicks_kept: int = 0  # flicks before which every named piece seen carried its own name
+    identity_flicks: int = 0
+    identities_asked: int = 0  # names the session gave in doubt ("identify", unsure): a person checked them
+    identities_asked_wrong: int = 0  # ... of which the name given was not the piece's
     frames: int = 0
     seconds: float = 0.0
     latencies_s: list = field(default_factory=list)
@@ -48,7 +52,10 @@ class GameReport:
     def to_dict(self) -> dict:
         return {"seed": self.seed, "flicks": self.flicks, "score_truth": self.score_truth,
                 "score_session": self.score_session, "identity_checks": self.identity_checks,
-                "identity_errors": self.identity_errors, "frames": self.frames, "seconds": round(self.seconds, 3)}
+                "identity_errors": self.identity_errors, "identity_flicks": self.identity_flicks,
+                "identity_flicks_kept": self.identity_flicks_kept, "identities_asked": self.identities_asked,
+                "identities_asked_wrong": self.identities_asked_wrong, "frames": self.frames,
+                "seconds": round(self.seconds, 3)}
 
 
 def _norm(name: str, value):
@@ -112,6 +119,7 @@ def play_dino_dunk(seed: int = 0, target: int = 2, board: str = "dino-dunk/crate
         events = session.step(frame)
         if any(e["kind"] == "flick" and e.get("state") == "settled" for e in events):
             report.latencies_s.append(time.perf_counter() - t_in)
+        _check_asked(session, det, events, report)
         index += 1
         return events
 
@@ -196,11 +204,29 @@ def _check_identities(session, det, report: GameReport) -> None:
     """Every named piece seen now carries the simulator id it should."""
     obs = session._last_obs
     names = {tr.id: tr.name for tr in session.tracker.tracks.values() if tr.name}
+    e0 = report.identity_errors
     for tid, truth_id in zip(obs.track_id, det.last_ids):
         name = names.get(int(tid))
         if name:
             report.identity_checks += 1
             report.identity_errors += name != truth_id
+    report.identity_flicks += 1
+    report.identity_flicks_kept += report.identity_errors == e0
+
+
+def _check_asked(session, det, events: list, report: GameReport) -> None:
+    """A name the session gave in doubt (an ``identify`` event, unsure: "please check") is checked
+    by a person, as the dashboard asks: the piece's true name is given to its track."""
+    asked = [e for e in events if e["kind"] == "identify" and e.get("unsure")]
+    if not asked:
+        return
+    truth = {int(t): tid for t, tid in zip(session._last_obs.track_id, det.last_ids)}
+    for e in asked:
+        report.identities_asked += 1
+        right = truth.get(int(e["track"]))
+        if right and right != e["name"]:
+            report.identities_asked_wrong += 1
+            session.assign(int(e["track"]), right)
 
 
 def _diverged(a: dict, b: dict) -> list[str]:

@@ -56,6 +56,8 @@ class RaceReport:
     charm_events: int = 0
     identity_checks: int = 0
     identity_errors: int = 0
+    identity_flicks: int = 0  # checks of every named piece (:func:`session.simgame._check_identities`) ...
+    identity_flicks_kept: int = 0  # ... that found each with its own name
     frames: int = 0
     seconds: float = 0.0
     actions: int = 0

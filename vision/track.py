@@ -26,7 +26,9 @@ class TrackerConfig:
     """Thresholds; defaults suit 30 frames/s. ``gate_mm`` is the largest distance between a
     prediction and a detection that may still match; ``reid_mm`` the largest distance at which a
     retired track's identity is given to a new detection; ``in_place_missed_s`` how long a piece may
-    go unseen and still be matched where it lay whatever colour is read there (see :meth:`Tracker.update`)."""
+    go unseen and still be matched where it lay whatever colour is read there, and ``still_k`` how
+    many of the detection's σ (each of the two places') it may lie from a still piece's place and
+    still be that piece at no cost (see :meth:`Tracker.update`)."""
 
     gate_mm: float = 90.0
     max_missed_s: float = 1.0
@@ -36,6 +38,7 @@ class TrackerConfig:
     velocity_window: int = 3
     history: int = 600
     in_place_missed_s: float = 0.07
+    still_k: float = 4.0
 
     @classmethod
     def from_dict(cls, data: dict | None) -> "TrackerConfig":
@@ -162,13 +165,18 @@ class Tracker:
             # its place three frames later, which 0.1 s took for the same piece.) A track whose piece lay
             # still is matched so at no cost beyond the distance: a piece at rest does not trade
             # places with another (two racers' identities were swapped, each "jumping" 43 mm, when
-            # one's colour was misread in a flying log's shadow).
+            # one's colour was misread in a flying log's shadow), where the detection lies within the
+            # noise of that place (``still_k`` σ of each): a piece of the other team put down beside
+            # a disc knocked aside in the same frame, within a radius of where the disc had stood,
+            # had taken its name.
             seen = np.array([tr.missed_since is None or t - tr.missed_since <= cfg.in_place_missed_s for tr in live])
-            in_place = (np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2) <=
-                        np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])) & seen[None, :]
+            d_last = np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2)
+            in_place = (d_last <= np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])) \
+                & seen[None, :]
             still = np.array([tr.speed(cfg.velocity_window) < cfg.moving_mm_s for tr in live])
+            here = d_last <= cfg.still_k * np.sqrt(2.0) * np.asarray(obs.sigma, dtype=float)[:, None]
             compatible &= ~clash | in_place
-            clash &= ~(in_place & still[None, :])
+            clash &= ~(in_place & here & still[None, :])
             cost = cost + np.where(clash, cfg.gate_mm, 0.0)
             big = 1e9
             cost = np.where(compatible & (cost <= cfg.gate_mm + np.where(clash, cfg.gate_mm, 0.0)), cost, big)
@@ -211,8 +219,15 @@ class Tracker:
         return obs
 
     def _reidentify(self, obs: Observation, i: int, exclude: set) -> int | None:
+        """The track an unmatched detection ``i`` continues: a missed one within twice the gate or a
+        retired one within ``reid_mm``, of its kind and not read otherwise (team, colour), the
+        nearest; None for a new track. A piece lifted off the table (its track retired) and put
+        down again is one of the named pieces lifted, but which one is a guess where two or more
+        such named tracks could take it, wherever they were lifted (two dinosaurs of a team, the
+        same size, returned to the sideline at once): then None, and the name is left to whoever names pieces after the
+        settle (:meth:`session.core.Session._reconcile` asks a person to check)."""
         cfg = self.config
-        best, best_d = None, None
+        best, best_d, named_retired = None, None, 0
         for tr in self.tracks.values():
             if tr.id in exclude or (tr.missed_since is None and not tr.retired):
                 continue
@@ -221,10 +236,13 @@ class Tracker:
             if any(str(obs.attribute(k)[i]) and tr.attributes.get(k) and tr.attributes[k] != str(obs.attribute(k)[i])
                    for k in ("team", "colour")):
                 continue
+            named_retired += bool(tr.retired and tr.name)
             d = float(np.linalg.norm(tr.position() - obs.xy[i]))
             limit = cfg.reid_mm if tr.retired else cfg.gate_mm * 2
             if d <= limit and (best_d is None or d < best_d):
                 best, best_d = tr.id, d
+        if best is not None and self.tracks[best].retired and self.tracks[best].name and named_retired > 1:
+            return None
         return best
 
     # -- motion ----------------------------------------------------------------------------------

@@ -108,6 +108,7 @@ class CameraSession:
         import cv2
         import numpy as np
 
+        from webui.demo_session import post_doubtful_names
         from webui.link import TableLink
 
         feed = self.app.extensions["tableref.frames"]
@@ -134,7 +135,8 @@ class CameraSession:
                 if now - last_resync >= RESYNC_S:  # the record is the truth: actions pushed from the pages
                     self._resync(link)
                     last_resync = now
-                self.session.step(CameraFrame(index, now - t0, image))
+                post_doubtful_names(link, self.session, self.session.step(CameraFrame(index, now - t0, image)),
+                                    self.match_id)
                 self.frames += 1
                 self._bridge(link)
             if self.status == "running":

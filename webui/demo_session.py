@@ -193,7 +193,7 @@ class SessionDemoTable:
 
         t = self._index / 30.0
         frame = LiveFrame(self._index, t, Scene(scene.game, scene.board, scene.pieces, t))
-        self.session.step(frame)
+        post_doubtful_names(self.link, self.session, self.session.step(frame), self.match_id)
         self._index += 1
         if render or self._jpeg is None:
             image = self.rendered(scene)
@@ -423,6 +423,24 @@ def main_verdict(flick, prefer_open=None) -> dict | None:
     if not verdicts:
         return None
     return verdicts[0].to_dict()
+
+
+def post_doubtful_names(link: TableLink, session, events: list, match_id: str | None = None) -> int:
+    """The names a session gave as a guess (``identify`` events, unsure: two pieces that look the
+    same lifted at once, one put down beside another that moved) into the record, for a person to
+    check on the pages; the same for the demo and a camera session. Returns how many."""
+    n = 0
+    for e in events:
+        if e.get("kind") != "identify" or not e.get("unsure"):
+            continue
+        xy = session.positions().get(e["name"])
+        try:
+            link.identity(e["name"], int(e["track"]), [float(v) for v in xy] if xy is not None else None,
+                          unsure=True, why=str(e.get("why", ""))[:200], match_id=match_id)
+            n += 1
+        except record.StoreError as exc:  # a name this match does not have: nothing to check
+            log.warning("could not record the name %s in doubt: %s", e["name"], exc)
+    return n
 
 
 def post_flick(link: TableLink, flick, evidence: dict) -> dict:

@@ -90,6 +90,13 @@ class TableLink:
         with self.hub.lock:
             return dict(self.hub.replayed(self.store, self._match(match_id)).identities)
 
+    def identity(self, name: str, track: int | None, xy: list | None = None, unsure: bool = False, why: str = "",
+                 match_id: str | None = None) -> dict:
+        """Record which piece a track is, as the session named it; ``unsure`` (``why``): a guess the
+        pages ask a person to check (:func:`webui.record.assign_identity`)."""
+        return record.assign_identity(self.store, self.hub, self._match(match_id), name, track, xy, self.actor,
+                                      unsure=unsure, why=why)
+
     def evidence(self, jpeg: bytes, match_id: str | None = None) -> str:
         return self.store.add_evidence(self._match(match_id), jpeg, "image/jpeg")
 

@@ -324,12 +324,16 @@ def piece_names(game) -> list[str]:
 
 
 def assign_identity(store: Store, hub: Hub, match_id: str, name: Any, track: Any = None, xy: Any = None,
-                    who: Any = "", clear: Any = False, session: Any = None) -> dict:
+                    who: Any = "", clear: Any = False, session: Any = None, unsure: Any = False, why: Any = "") -> dict:
     """Say which piece a disc is: ``name`` (one of :func:`piece_names`, when the game has names) for
     the ``track`` id of the live session and/or the disc at ``xy`` (mat mm). Appended as an
     ``identity`` row (the newest wins; one name per track) and passed to ``session.assign`` when a
-    live session is attached and a track is given."""
+    live session is attached and a track is given. ``unsure`` (with ``why``): a name the table
+    session gave as a guess, which the pages ask a person to check (a name given again clears it)."""
     who = _text(who, "who")
+    why = _text(why, "why")
+    if not isinstance(unsure, bool):
+        raise InputError("unsure: expected true or false")
     if not isinstance(name, str) or not name.strip() or len(name) > 80:
         raise InputError("name: expected the piece's name, like 'home:triceratops'")
     name = name.strip()
@@ -351,6 +355,8 @@ def assign_identity(store: Store, hub: Hub, match_id: str, name: Any, track: Any
         if session is not None and track is not None and not clear and callable(getattr(session, "assign", None)):
             session.assign(int(track), name)  # a SessionError (ValueError) is the user's 400
         data = {"name": name, "track": track, "xy": xy}
+        if unsure:
+            data.update(unsure=True, why=why)
         if clear:
             data = {"name": name, "clear": True, "track": None, "xy": None}
         seq = store.append(match_id, "identity", data, who or "table")

@@ -371,8 +371,10 @@ def apply_row(rep: Replayed, row: dict) -> None:
             rep.identities.pop(name, None)
         else:
             rep.identities[name] = {"name": name, "track": track, "xy": data.get("xy"), "who": row["actor"],
-                                    "t": row["t"], "seq": row["seq"]}
-        _remember(rep, {**base, "identity": name, "track": track, "clear": bool(data.get("clear"))})
+                                    "t": row["t"], "seq": row["seq"], "unsure": bool(data.get("unsure")),
+                                    "why": str(data.get("why") or "")}
+        _remember(rep, {**base, "identity": name, "track": track, "clear": bool(data.get("clear")),
+                        "unsure": bool(data.get("unsure"))})
 
 
 def _remember(rep: Replayed, event: dict) -> None:

@@ -318,3 +318,70 @@ def test_motion_after_a_flick_opened_without_it_belongs_to_that_flick():
     s = play(make_lost(), [table(500)] * 10 + [gone] + slide + [slide[-1]] * 10)
     assert len(s.flicks) == 1  # one flick: it was open when home:b began to slide
     assert s.flicks[0].index_settle >= 18  # judged at the settle of that motion
+
+
+# --- names given again after pieces were lifted (Session._reconcile) ------------------------------------
+
+class IdleGame(StubGame):
+    """Waits for nothing; ``removed`` names are off the table by the rules (removed for a foul)."""
+
+    def __init__(self, removed=()):
+        pieces = {p: ({"status": "removed"} if p in removed else {}) for p in ("home:a", "home:b", "home:d", "away:c")}
+        super().__init__({"pieces": pieces, "ball": {"carrier": None}, "sides": ["home", "away"]})
+
+    def pending(self):
+        return {"kind": "over", "side": None}
+
+
+def _identify(session, tables):
+    """Play ``tables`` (all four named in the first frame) and return the identify events."""
+    out = []
+    for i, pieces in enumerate(tables):
+        f = LiveFrame(i, i / 30, Scene("dino-dunk", "dino-dunk/crater-court", pieces, i / 30))
+        out += [e for e in session.step(f) if e["kind"] == "identify"]
+        if i == 0:
+            for tid, pid in zip(session._last_obs.track_id, session.detector.last_ids):
+                session.assign(int(tid), pid)
+    return out
+
+
+@pytest.mark.parametrize("removed, name, unsure", [
+    ((), None, True),  # two home discs lifted: which one is back, a person says
+    (("home:b",), "home:a", False),  # home:b was removed for a foul: the one back is home:a
+])
+def test_a_piece_put_down_again_is_named_among_those_the_rules_leave_on_the_table(removed, name, unsure):
+    from sim.suites import _board
+
+    board = _board("dino-dunk/crater-court")
+    s = DinoDunkSession(board, OracleDetector(board, seed=3), game=IdleGame(removed))
+    full = [disc("home:a", 150, 150, "home"), disc("home:b", 700, 450, "home"), disc("home:d", 400, 80, "home"),
+            disc("away:c", 600, 300, "away")]
+    lifted = [p for p in full if p.id not in ("home:a", "home:b")]
+    back = lifted + [disc("home:a", 420, 400, "home")]
+    events = _identify(s, [full] * 10 + [lifted] * 40 + [back] * 20)
+    got = s.names()
+    track = next(int(t) for t, pid in zip(s._last_obs.track_id, s.detector.last_ids) if pid == "home:a")
+    assert bool(events) == unsure
+    if unsure:
+        assert events[0]["unsure"] and "lost at once" in events[0]["why"]
+    else:
+        assert got["home:a"] == track
+
+
+def test_a_piece_put_down_beside_one_that_moved_as_it_came_is_named_in_doubt():
+    """home:d, lifted far away, is put down 17.8 mm from where home:a stood while home:a is pushed 19.1 mm
+    the other way in the same frame: the tracker gives home:a's track to the nearer, and the piece that
+    was home:a takes the name lifted (home:d); the two look the same, so a person is asked."""
+    from sim.suites import _board
+
+    board = _board("dino-dunk/crater-court")
+    s = DinoDunkSession(board, OracleDetector(board, seed=4), game=IdleGame())
+    full = [disc("home:a", 457, 300, "home"), disc("home:b", 150, 500, "home"), disc("home:d", 750, 520, "home"),
+            disc("away:c", 600, 150, "away")]
+    lifted = [p for p in full if p.id != "home:d"]
+    pushed = [disc("home:a", 437.9, 300, "home"), full[1], full[3], disc("home:d", 474.8, 300, "home")]
+    events = _identify(s, [full] * 10 + [lifted] * 40 + [pushed] * 20)
+    assert len(events) == 1 and events[0]["unsure"] and "home:a" in events[0]["why"]
+    # (the test's own reading of the swap: the name given in doubt sits on the piece that was home:a)
+    truth = dict(zip((int(t) for t in s._last_obs.track_id), s.detector.last_ids))
+    assert truth[events[0]["track"]] == "home:a" and events[0]["name"] == "home:d"

@@ -208,3 +208,47 @@ def test_a_piece_at_rest_hidden_a_frame_and_misread_after_keeps_its_identity():
     for k in range(1, 4):  # the purple one slides toward where the black one stands
         got = tracker.update(_coloured(k / FPS, [(100, 100, "black"), (300 - 60 * k, 100, "purple")])).track_id
         assert list(got) == list(ids)
+
+
+def _teams(t, rows, sigma=0.7):
+    """One frame of medium discs: rows of (x, y, team)."""
+    return Observation([[x, y] for x, y, _ in rows], [R] * len(rows), [9.0] * len(rows), ["disc-medium"] * len(rows),
+                       [1.0] * len(rows), [sigma] * len(rows), timestamp=t, attributes={"team": [c for *_, c in rows]})
+
+
+def test_a_piece_of_the_other_team_put_down_where_a_still_one_stood_does_not_take_its_track():
+    """An away disc at rest; in one frame a home disc is put down 17.8 mm from where it stood (within
+    a radius) while the away disc is pushed 19.1 mm aside: the home disc is not the away disc read
+    otherwise (it lies far beyond the noise of that place), so the away track follows the away disc."""
+    tracker = Tracker()
+    for k in range(6):
+        ids = tracker.update(_teams(k / FPS, [(457.0, 586.0, "away")])).track_id.copy()
+    got = tracker.update(_teams(6 / FPS, [(474.8, 586.0, "home"), (437.9, 586.0, "away")])).track_id
+    assert got[1] == ids[0] and got[0] != ids[0]
+    # read otherwise within the noise of its place, a piece at rest is still itself
+    tracker = Tracker()
+    for k in range(6):
+        ids = tracker.update(_teams(k / FPS, [(457.0, 586.0, "away")])).track_id.copy()
+    got = tracker.update(_teams(6 / FPS, [(458.0, 586.5, "home"), (437.9, 586.0, "away")])).track_id
+    assert got[0] == ids[0]
+
+
+def test_a_piece_put_down_again_is_not_given_a_name_two_lifted_pieces_could_have():
+    tracker = Tracker()
+    ids = tracker.update(_teams(0.0, [(100.0, 100.0, "home"), (600.0, 400.0, "home"), (300.0, 300.0, "away")])).track_id
+    a, b, c = (int(i) for i in ids)
+    tracker.name(a, "home:a")
+    tracker.name(b, "home:b")
+    for k in range(1, 40):  # both home discs lifted for more than max_missed_s: retired
+        tracker.update(_teams(k / FPS, [(300.0, 300.0, "away")]))
+    assert tracker.tracks[a].retired and tracker.tracks[b].retired
+    got = tracker.update(_teams(40 / FPS, [(300.0, 300.0, "away"), (120.0, 100.0, "home")])).track_id
+    assert int(got[1]) not in (a, b)  # which of the two it is, the tracker cannot say
+    # one named piece lifted: put down near its place, it is that piece again
+    tracker = Tracker()
+    ids = tracker.update(_teams(0.0, [(100.0, 100.0, "home"), (300.0, 300.0, "away")])).track_id
+    tracker.name(int(ids[0]), "home:a")
+    for k in range(1, 40):
+        tracker.update(_teams(k / FPS, [(300.0, 300.0, "away")]))
+    got = tracker.update(_teams(40 / FPS, [(300.0, 300.0, "away"), (120.0, 100.0, "home")])).track_id
+    assert int(got[1]) == int(ids[0])

@@ -56,6 +56,24 @@ def test_identities_click_a_disc_and_name_it(server, page):
     # shown on the live page too
     page.goto(server.base + "/", wait_until="domcontentloaded")
     page.wait_for_selector("#board text.id-label[data-name='away:spinosaurus']", timeout=10000)
+    # a name the table session gave as a guess: marked on the live page until a person names the disc
+    from webui.link import TableLink
+
+    link = TableLink(server)
+    try:
+        link.identity("home:triceratops", 7, [300.0, 300.0], unsure=True, why="2 pieces lost at once; please check")
+    finally:
+        link.close()
+    label = page.locator("#board text.id-label.unsure[data-name='home:triceratops']")
+    label.wait_for(timeout=10000)
+    assert label.text_content() == "triceratops ?"
+    assert "a guess, please check" in page.locator("#events").text_content()
+    page.goto(server.base + "/setup/identities", wait_until="domcontentloaded")
+    page.wait_for_selector("#idtable tr[data-name='home:triceratops'] .unsure:has-text('please check')", timeout=10000)
+    page.locator("#board g.pieces circle[data-index='0']").click(force=True)
+    page.select_option("#idpick select.idname", "home:triceratops")
+    page.click("#idpick .idok")
+    page.wait_for_selector("#board text.id-label:not(.unsure)[data-name='home:triceratops']", timeout=5000)
 
 
 def test_teach_page_uploads_teaches_and_shows_the_accuracy(server, page, tmp_path):

@@ -96,3 +96,34 @@ def test_session_follows_identity_rows_through_the_link(app, client, dino):
 def test_free_names_for_games_without_a_roster(client, started):
     r = client.post(f"/api/matches/{started}/identities", json={"name": "Pat's dog", "xy": [10, 10]})
     assert r.status_code == 201 and "Pat's dog" in r.get_json()["identities"]
+
+
+class GuessingSession:
+    """A table session's view of its names: where each was last seen."""
+
+    def positions(self):
+        return {"home:triceratops": (300.0, 200.0), "home:stegosaurus": (330.0, 200.0)}
+
+
+def test_names_a_session_gave_in_doubt_are_shown_until_a_person_names_the_disc(app, client, dino):
+    from webui.demo_session import post_doubtful_names
+    from webui.link import TableLink
+
+    events = [{"kind": "identify", "name": "home:triceratops", "track": 7, "unsure": True,
+               "why": "2 pieces of kind disc-medium home were lost at once; please check"},
+              {"kind": "identify", "name": "home:stegosaurus", "track": 8},  # a sure one: the session's own
+              {"kind": "identify", "name": "home:unicorn", "track": 9, "unsure": True, "why": "?"},  # not in the match
+              {"kind": "flick", "state": "settled"}]
+    link = TableLink(app)
+    try:
+        assert post_doubtful_names(link, GuessingSession(), events, dino) == 1
+    finally:
+        link.close()
+    ids = client.get(f"/api/matches/{dino}").get_json()["identities"]
+    assert list(ids) == ["home:triceratops"]
+    assert ids["home:triceratops"]["unsure"] and "lost at once" in ids["home:triceratops"]["why"]
+    assert ids["home:triceratops"]["track"] == 7 and ids["home:triceratops"]["xy"] == [300.0, 200.0]
+    # a person names the disc: the newest row wins, no longer in doubt
+    client.post(f"/api/matches/{dino}/identities", json={"name": "home:triceratops", "track": 7, "who": "Ana"})
+    ids = client.get(f"/api/matches/{dino}").get_json()["identities"]
+    assert not ids["home:triceratops"]["unsure"] and ids["home:triceratops"]["who"] == "Ana"

@@ -225,12 +225,15 @@ TR.drawPieces = function (svg, pieces, identities) {
     TR.svg("title", {}, c).textContent = label;
     if (who) {
       c.classList.add("named");
-      TR.svg("text", { x: p.xy[0], y: p.xy[1] - (p.radius || 10) - 6, class: "id-label", "data-name": who }, g).textContent = TR.shortName(who);
+      TR.svg("text", { x: p.xy[0], y: p.xy[1] - (p.radius || 10) - 6, class: TR.idLabelClass(who, identities), "data-name": who }, g).textContent = TR.idLabel(who, identities);
     }
   });
 };
 
 TR.shortName = (name) => String(name || "").split(":").pop().replace(/_/g, " ");
+// a name the table session gave as a guess (unsure) is labelled with a "?" until a person names the disc
+TR.idLabel = (name, identities) => TR.shortName(name) + (identities && identities[name] && identities[name].unsure ? " ?" : "");
+TR.idLabelClass = (name, identities) => "id-label" + (identities && identities[name] && identities[name].unsure ? " unsure" : "");
 
 // which name the players gave this disc: by the session's track id, else the nearest named
 // position within the disc's radius (+15 mm)

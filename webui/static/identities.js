@@ -22,7 +22,7 @@ function draw() {
       el.setAttribute("fill", who ? "#ff0" : "#555");
       if (who) {
         const at = TR.project(H, [p.xy[0], p.xy[1] - (p.radius || 10) - 8]);
-        TR.svg("text", { x: at[0], y: at[1], class: "id-label", "data-name": who }, svg).textContent = TR.shortName(who);
+        TR.svg("text", { x: at[0], y: at[1], class: TR.idLabelClass(who, VIEW && VIEW.identities), "data-name": who }, svg).textContent = TR.idLabel(who, VIEW && VIEW.identities);
       }
     });
   }
@@ -30,7 +30,8 @@ function draw() {
   const names = (VIEW && VIEW.piece_names) || Object.keys(ids);
   $("idtable").innerHTML = VIEW ? names.map((n) => {
     const v = ids[n];
-    return `<tr data-name="${TR.esc(n)}"><th>${TR.esc(n)}</th><td>${v ? `${v.track !== null ? "track " + v.track + ", " : ""}${v.xy ? `at (${v.xy[0].toFixed(0)}, ${v.xy[1].toFixed(0)}) mm` : ""} <span class="muted">by ${TR.esc(v.who)}</span>` : '<span class="muted">not assigned</span>'}</td></tr>`;
+    const check = v && v.unsure ? ` <span class="unsure" title="${TR.esc(v.why || "")}">please check: ${TR.esc(v.why || "a guess")}</span>` : "";
+    return `<tr data-name="${TR.esc(n)}"><th>${TR.esc(n)}</th><td>${v ? `${v.track !== null ? "track " + v.track + ", " : ""}${v.xy ? `at (${v.xy[0].toFixed(0)}, ${v.xy[1].toFixed(0)}) mm` : ""} <span class="muted">by ${TR.esc(v.who)}</span>${check}` : '<span class="muted">not assigned</span>'}</td></tr>`;
   }).join("") : "";
 }
 

@@ -67,7 +67,7 @@ function drawVideoOverlay() {
     const who = TR.identityOf(p, VIEW && VIEW.identities);
     if (who) {
       const at = TR.project(H, [p.xy[0], p.xy[1] - (p.radius || 10) - 8]);
-      TR.svg("text", { x: at[0], y: at[1], class: "id-label", "data-name": who }, svg).textContent = TR.shortName(who);
+      TR.svg("text", { x: at[0], y: at[1], class: TR.idLabelClass(who, VIEW && VIEW.identities), "data-name": who }, svg).textContent = TR.idLabel(who, VIEW && VIEW.identities);
     }
   });
   TR.drawShapes(svg, shapes(), (p) => TR.project(H, p));
@@ -97,7 +97,8 @@ function renderState(view) {
     $("call").innerHTML = pending ? TR.callCard(pending, { dispute: true }) : "none yet";
   }
   $("events").innerHTML = view.events.slice().reverse().map((e) => {
-    const what = e.action ? TR.actionLabel(e.action) : e.question || e.reason || "";
+    const what = e.action ? TR.actionLabel(e.action) : e.question || e.reason ||
+      (e.identity ? `${e.identity}${e.unsure ? ": a guess, please check (click the disc to name it)" : ""}` : "");
     const evs = (e.events || []).map((x) => x.kind).join(", ");
     return `<div><span class="muted">#${e.seq} ${TR.esc(e.kind)}</span> ${TR.esc(what)} ${evs ? "→ " + TR.esc(evs) : ""}</div>`;
   }).join("");

@@ -474,10 +474,11 @@ class DinoDunkSession(Session):
 
         caught, maybe = first(sure), first(every)
         if not maybe and ball is not None:
-            # a disc that came to rest elsewhere with nothing seen to touch it: the ball may have
-            # struck it and bounced back within a frame (the nearest to where the ball left from)
+            # a disc that came to rest elsewhere with nothing seen to touch it (it may have struck
+            # others since): the ball may have struck it and bounced back within a frame (the
+            # nearest to where the ball left from)
             moved = self._displaced(flick)
-            seen = {i for c in every for i in (c.a, c.b)}
+            seen = {c.b for c in every}
             start = flick.before.get("ball")
             cands = [(float(np.hypot(*(np.asarray(flick.before[n]) - start))) if start is not None else 0.0, n)
                      for t, m in moved.items() if m and t != ball.id and t not in seen

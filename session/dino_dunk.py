@@ -180,7 +180,7 @@ class DinoDunkSession(Session):
         fid = self._id(flicked)
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
                                   graze=self.referee.k,
-                                  flicked=frozenset(k for k in (fid,) if k is not None))
+                                  flicked=frozenset(k for k in (fid,) if k is not None), rest=self.rest_means(t0))
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
         doubt = [c for c in contacts if c.evidence == "brushed" or
                  (c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False))]

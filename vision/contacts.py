@@ -316,15 +316,18 @@ def noise_config(cfg: ContactConfig, sigma_mm: float, dt_s: float) -> ContactCon
 
 def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = None, path_mm: float = 3.0,
                    start_gap_mm: float = 6.0, approach_mm: float = 2.0, known_starts: dict | None = None,
-                   slow: float = 0.5, graze: float = 0.0, flicked: frozenset = frozenset()) -> list[Contact]:
+                   slow: float = 0.5, graze: float = 0.0, flicked: frozenset = frozenset(),
+                   rest: dict | None = None) -> list[Contact]:
     """Every contact between pieces after ``t0``, from three kinds of evidence (cfg should be noise
     aware, see :func:`noise_config`):
 
     - struck (:func:`struck_contacts`): a piece at rest starts to move while another touches it;
     - touched: a moving piece's path (straight between samples) comes within ``path_mm`` of
       another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
-      already within ``start_gap_mm`` of each other at ``t0`` the path must also come ``approach_mm``
-      closer than they started, or (``graze`` = k > 0) have rested within k σ of touching the other
+      already within ``start_gap_mm`` of each other at ``t0`` (their places at rest ``rest`` {track
+      id: (2,) mm} where given, the mean of their frames before the flick: one sample's noise had
+      made a disc leaving the ball's side look as if it closed in on it) the path must also come
+      ``approach_mm`` closer than they started, or (``graze`` = k > 0) have rested within k σ of touching the other
       and left it otherwise than clearly away from it (:func:`_brushed`): then it may have brushed it
       as it left, evidence "brushed", the rest gap at the start (a ball flicked out from between two
       discs), kept only where no other contact joins the pair;
@@ -362,7 +365,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
         for b in tracks:
             if b.id == a.id:
                 continue
-            gap0[b.id] = float(np.linalg.norm(_interp(a, t0) - _interp(b, t0)) - a.radius - b.radius)
+            pa = rest[a.id] if a.id in (rest or {}) else _interp(a, t0)
+            pb = rest[b.id] if b.id in (rest or {}) else _interp(b, t0)
+            gap0[b.id] = float(np.linalg.norm(pa - pb) - a.radius - b.radius)
             if not (b.id in starts and starts[b.id] < starts[a.id]):
                 others.append(b)
         for c in touched(a, others, starts[a.id], path_cfg, deflections=True, slow=slow):
@@ -371,7 +376,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
                 # side by side at rest, and the path never closed in: no touch, unless it may have
                 # brushed the other as it left
-                g = _brushed(a, b_of[c.b], t0, cfg, graze) if graze > 0 else None
+                g = _brushed(a, b_of[c.b], t0, cfg, graze, rest=rest) if graze > 0 else None
                 if g is not None:
                     brushed.append(Contact(starts[a.id], a.id, c.b, g, "brushed"))
                 continue
@@ -416,15 +421,19 @@ def _rest_mean(tr: Track, t0: float, span_s: float):
 
 
 def _brushed(a: Track, b: Track, t0: float, cfg: ContactConfig, k: float, span_s: float = 0.3,
-             cos_away: float = -0.5) -> float | None:
+             cos_away: float = -0.5, rest: dict | None = None) -> float | None:
     """The rest gap (mm) between ``a`` and ``b`` when ``a`` may have brushed ``b`` as it left: they
-    rested (the means of their samples over the ``span_s`` before ``t0``) within ``k`` σ of touching
-    (σ of the two means, from one sample's: ``cfg.rest_mm`` is 5 σ√2, see :func:`noise_config`), and
-    ``a``'s first sample beyond ``rest_mm`` of its rest does not lie clearly away from ``b`` (more
-    than 120°, ``cos_away``, from the direction to it); else None."""
+    rested (the means of their samples over the ``span_s`` before ``t0``, or ``rest`` {id: place}
+    where given, whose σ is taken as one sample's: a detector's errors that repeat from frame to
+    frame do not average away) within ``k`` σ of touching (σ of the two means, from one sample's:
+    ``cfg.rest_mm`` is 5 σ√2, see :func:`noise_config`), and ``a``'s first sample beyond ``rest_mm``
+    of its rest does not lie clearly away from ``b`` (more than 120°, ``cos_away``, from the
+    direction to it); else None."""
     (pa, na), (pb, nb) = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
     if pa is None or pb is None:
         return None
+    if a.id in (rest or {}) and b.id in rest:
+        (pa, na), (pb, nb) = (np.asarray(rest[a.id], float), 1), (np.asarray(rest[b.id], float), 1)
     gap = float(np.linalg.norm(pa - pb) - a.radius - b.radius)
     if gap > k * cfg.rest_mm / (5.0 * np.sqrt(2.0)) * np.sqrt(1.0 / na + 1.0 / nb):
         return None

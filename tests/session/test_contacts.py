@@ -320,3 +320,24 @@ def test_a_second_stop_against_the_piece_it_struck_is_that_piece_again():
     cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
     found = deflected_by(mover, [ball, struck], 0.0, cfg, slow=0.5, touched_at={2: 2 * DT})
     assert [c.b for c in found] == [2]
+
+
+def test_a_disc_leaving_the_ball_s_side_is_measured_from_where_they_rested():
+    """A disc rests 1.9 mm from the ball and is flicked away from it. Its sample at t0 happens to lie
+    2 mm out and the next 1 mm in (noise 0.7 mm): measured from the first, the path "closed in" on
+    the ball by 2.6 mm and touched it. Measured from where the two rested (the means of their frames
+    before the flick), it never closed in, and it left clearly away: no contact."""
+    ball = still(1, 0.0, 0.0, 10, radius=9.5)
+    ball.kind = "ball"
+    disc = track(2, [(32.4, 0.5), (29.4, -0.3), (45.0, 12.0), (58.0, 22.0), (68.0, 30.0)] + [(72.0, 33.0)] * 5,
+                 radius=19.0)
+    cfg = noise_config(ContactConfig(), 0.7, DT)
+    noisy = table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}))
+    assert [(c.a, c.b, c.evidence) for c in noisy] == [(2, 1, "touched")]
+    rest = {1: np.array([0.0, 0.0]), 2: np.array([30.4, 0.0])}
+    assert table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}), rest=rest) == []
+    # resting against it and leaving along it, it may still have brushed it (in doubt)
+    along = track(2, [(32.4, 0.5), (29.4, -0.3), (30.0, 15.0), (31.0, 30.0), (32.0, 42.0)] + [(33.0, 48.0)] * 5,
+                  radius=19.0)
+    found = table_contacts([ball, along], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}), rest=rest)
+    assert [(c.a, c.b, c.evidence) for c in found] == [(2, 1, "brushed")]

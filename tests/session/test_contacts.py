@@ -341,3 +341,4 @@ def test_a_disc_leaving_the_ball_s_side_is_measured_from_where_they_rested():
                   radius=19.0)
     found = table_contacts([ball, along], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}), rest=rest)
     assert [(c.a, c.b, c.evidence) for c in found] == [(2, 1, "brushed")]
+

@@ -89,16 +89,17 @@ def _start_of_motion(track: Track, cfg: ContactConfig, t0: float) -> tuple[float
 def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
     """Smallest edge gap between ``a``'s footprint and a disc of ``radius`` at ``point`` while ``a``
     travels through the frame intervals around ``t`` (a striker stops or turns at the contact, so
-    its position interpolated at ``t`` alone lags behind the real contact point): from 1.5 intervals
-    before ``t`` to a frame after it (a piece coming into that place later, after another piece of
-    a chain had set the struck one moving, is no striker: 1.5 after had taken a disc sliding on into
-    the ball's place two frames later for the ball's striker)."""
+    its position interpolated at ``t`` alone lags behind the real contact point): those that begin
+    from 1.5 intervals before ``t`` to less than one after it (a piece that comes into that place
+    on an interval beginning later, after another piece of a chain had set the struck one moving,
+    is no striker: a disc sliding on into the ball's place a frame or two after the ball had left it
+    had been taken for its striker, and so had a large disc for the carrier's beyond the ball)."""
     ts, xy = a.trajectory()
     if len(ts) == 1:
         return float(np.linalg.norm(xy[0] - point) - a.radius - radius)
     dt = float(np.median(np.diff(ts))) if len(ts) > 1 else 0.0
     lo = max(int(np.searchsorted(ts, t - 1.5 * dt)) - 1, 0)
-    hi = min(int(np.searchsorted(ts, t + 1.0 * dt)) + 1, len(ts) - 1)
+    hi = min(int(np.searchsorted(ts, t + dt - 1e-6)), len(ts) - 1)
     best = np.inf
     for k in range(lo, max(hi, lo + 1)):
         _, dist = closest_approach(xy[k], xy[min(k + 1, len(ts) - 1)], point)

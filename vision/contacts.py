@@ -93,7 +93,7 @@ def _nearest_gap(a: Track, point: np.ndarray, t: float, radius: float) -> float:
     from 1.5 intervals before ``t`` to less than one after it (a piece that comes into that place
     on an interval beginning later, after another piece of a chain had set the struck one moving,
     is no striker: a disc sliding on into the ball's place a frame or two after the ball had left it
-    had been taken for its striker, and so had a large disc for the carrier's beyond the ball)."""
+    had been taken for its striker)."""
     ts, xy = a.trajectory()
     if len(ts) == 1:
         return float(np.linalg.norm(xy[0] - point) - a.radius - radius)

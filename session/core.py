@@ -203,11 +203,20 @@ class Session:
 
     # -- identities ------------------------------------------------------------------------------
     def assign(self, track_id: int, name: str) -> None:
-        """The user says which piece this is ("home:triceratops"); it stays with the piece."""
+        """The user says which piece this is ("home:triceratops"); it stays with the piece. Where the
+        track bore another name and the name given came from another piece that looks the same
+        (kind, team, colour), the two names trade places: the two had been taken for each other
+        (a name displaced onto no piece could not be found again)."""
         if track_id not in self.tracker.tracks:
             raise SessionError(f"no track {track_id}; tracks now: {sorted(t.id for t in self.tracker.active())}")
+        tracks = self.tracker.tracks
+        old = tracks[int(track_id)].name
+        prev = next((tr for tr in tracks.values() if tr.name == name and tr.id != int(track_id)), None)
         self.tracker.name(int(track_id), name)
         self._emit({"kind": "identity", "track": int(track_id), "name": name})
+        if old and old != name and prev is not None and _looks(prev) == _looks(tracks[int(track_id)]):
+            self.tracker.name(prev.id, old)
+            self._emit({"kind": "identity", "track": prev.id, "name": old, "traded": name})
 
     def assign_at(self, positions) -> dict:
         """Name the tracks nearest to ``((name, x_mm, y_mm), ...)`` (a layout the players confirmed
@@ -261,9 +270,7 @@ class Session:
         if not free:
             return
 
-        def key(tr):
-            return (tr.kind, tr.attributes.get("team", ""), tr.attributes.get("colour", ""))
-
+        key = _looks
         for k in sorted({key(tr) for tr in lost}):  # sorted: the same event order whatever the hash seed
             a = [tr for tr in lost if key(tr) == k]
             b = [tr for tr in free if key(tr) == k]
@@ -635,6 +642,11 @@ class Session:
                 "applied": sum(f.status == "applied" for f in self.flicks),
                 "pending": self.pending.id if self.pending else None,
                 "state": self.game.summary() if hasattr(self.game, "summary") else None}
+
+
+def _looks(tr) -> tuple:
+    """What tells a piece from another to the eye: (kind, team, colour)."""
+    return tr.kind, tr.attributes.get("team", ""), tr.attributes.get("colour", "")
 
 
 def _carry_ids(full: Observation, tracked: Observation) -> Observation:

@@ -385,3 +385,12 @@ def test_a_piece_put_down_beside_one_that_moved_as_it_came_is_named_in_doubt():
     # (the test's own reading of the swap: the name given in doubt sits on the piece that was home:a)
     truth = dict(zip((int(t) for t in s._last_obs.track_id), s.detector.last_ids))
     assert truth[events[0]["track"]] == "home:a" and events[0]["name"] == "home:d"
+
+
+def test_a_name_given_to_a_piece_that_bore_another_trades_places_with_it():
+    s = play(make(), [table(500)] * 6)
+    a, b, c = (s.track(n).id for n in ("home:a", "home:b", "away:c"))
+    s.assign(a, "home:b")  # the two home discs had been taken for each other
+    assert s.names() == {"home:b": a, "home:a": b, "away:c": c}
+    s.assign(c, "home:a")  # an away disc does not look like a home disc: no trade, its own name goes
+    assert s.names() == {"home:b": a, "home:a": c}

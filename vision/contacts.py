@@ -331,8 +331,8 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
       already within ``start_gap_mm`` of each other at ``t0`` (their places at rest ``rest`` {track
       id: (2,) mm} where given, the mean of their frames before the flick: one sample's noise had
       made a disc leaving the ball's side look as if it closed in on it) the path must also come
-      ``approach_mm`` closer than they started, or (``graze`` = k > 0) have rested within k σ of touching the other
-      and left it otherwise than clearly away from it (:func:`_brushed`): then it may have brushed it
+      ``approach_mm`` closer than they started, or (``graze`` = k > 0) have rested within k σ of
+      touching the other and left it otherwise than clearly away from it (:func:`_brushed`): then it may have brushed it
       as it left, evidence "brushed", the rest gap at the start (a ball flicked out from between two
       discs), kept only where no other contact joins the pair;
     - deflected (:func:`deflected_by`): a moving piece turned aside, or lost more than ``slow`` of
@@ -433,11 +433,12 @@ def _brushed(a: Track, b: Track, t0: float, cfg: ContactConfig, k: float, span_s
     ``cfg.rest_mm`` is 5 σ√2, see :func:`noise_config`), and ``a``'s first sample beyond ``rest_mm``
     of its rest does not lie clearly away from ``b`` (more than 120°, ``cos_away``, from the
     direction to it); else None."""
-    (pa, na), (pb, nb) = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
-    if pa is None or pb is None:
-        return None
     if a.id in (rest or {}) and b.id in rest:
         (pa, na), (pb, nb) = (np.asarray(rest[a.id], float), 1), (np.asarray(rest[b.id], float), 1)
+    else:
+        (pa, na), (pb, nb) = _rest_mean(a, t0, span_s), _rest_mean(b, t0, span_s)
+    if pa is None or pb is None:
+        return None
     gap = float(np.linalg.norm(pa - pb) - a.radius - b.radius)
     if gap > k * cfg.rest_mm / (5.0 * np.sqrt(2.0)) * np.sqrt(1.0 / na + 1.0 / nb):
         return None

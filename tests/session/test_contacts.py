@@ -332,13 +332,14 @@ def test_a_disc_leaving_the_ball_s_side_is_measured_from_where_they_rested():
     disc = track(2, [(32.4, 0.5), (29.4, -0.3), (45.0, 12.0), (58.0, 22.0), (68.0, 30.0)] + [(72.0, 33.0)] * 5,
                  radius=19.0)
     cfg = noise_config(ContactConfig(), 0.7, DT)
-    noisy = table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}))
+    kw = dict(path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}))
+    noisy = table_contacts([ball, disc], 0.0, cfg, **kw)
     assert [(c.a, c.b, c.evidence) for c in noisy] == [(2, 1, "touched")]
     rest = {1: np.array([0.0, 0.0]), 2: np.array([30.4, 0.0])}
-    assert table_contacts([ball, disc], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}), rest=rest) == []
+    assert table_contacts([ball, disc], 0.0, cfg, rest=rest, **kw) == []
     # resting against it and leaving along it, it may still have brushed it (in doubt)
     along = track(2, [(32.4, 0.5), (29.4, -0.3), (30.0, 15.0), (31.0, 30.0), (32.0, 42.0)] + [(33.0, 48.0)] * 5,
                   radius=19.0)
-    found = table_contacts([ball, along], 0.0, cfg, path_mm=3.15, known_starts={2: 0.5 * DT}, graze=4.5, flicked=frozenset({2}), rest=rest)
+    found = table_contacts([ball, along], 0.0, cfg, rest=rest, **kw)
     assert [(c.a, c.b, c.evidence) for c in found] == [(2, 1, "brushed")]
 

@@ -270,10 +270,9 @@ class Session:
         if not free:
             return
 
-        key = _looks
-        for k in sorted({key(tr) for tr in lost}):  # sorted: the same event order whatever the hash seed
-            a = [tr for tr in lost if key(tr) == k]
-            b = [tr for tr in free if key(tr) == k]
+        for k in sorted({_looks(tr) for tr in lost}):  # sorted: the same event order whatever the hash seed
+            a = [tr for tr in lost if _looks(tr) == k]
+            b = [tr for tr in free if _looks(tr) == k]
             if not b:
                 continue
             cost = np.array([[float(np.hypot(*(x.position() - y.position()))) for y in b] for x in a])
@@ -285,7 +284,7 @@ class Session:
                     self._emit({"kind": "identify", "name": name, "track": b[j].id, "unsure": True,
                                 "why": f"{len(a)} pieces of kind {k[0]} {k[1]} were lost at once; please check"})
                     continue
-                moved = self._moved_beside(b[j], [tracks[t] for t in seen if tracks[t].name and key(tracks[t]) == k
+                moved = self._moved_beside(b[j], [tracks[t] for t in seen if tracks[t].name and _looks(tracks[t]) == k
                                                   and t != b[j].id])
                 if moved:
                     self._emit({"kind": "identify", "name": name, "track": b[j].id, "unsure": True,

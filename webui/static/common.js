@@ -225,15 +225,20 @@ TR.drawPieces = function (svg, pieces, identities) {
     TR.svg("title", {}, c).textContent = label;
     if (who) {
       c.classList.add("named");
-      TR.svg("text", { x: p.xy[0], y: p.xy[1] - (p.radius || 10) - 6, class: TR.idLabelClass(who, identities), "data-name": who }, g).textContent = TR.idLabel(who, identities);
+      TR.idText(g, [p.xy[0], p.xy[1] - (p.radius || 10) - 6], who, identities);
     }
   });
 };
 
 TR.shortName = (name) => String(name || "").split(":").pop().replace(/_/g, " ");
-// a name the table session gave as a guess (unsure) is labelled with a "?" until a person names the disc
-TR.idLabel = (name, identities) => TR.shortName(name) + (identities && identities[name] && identities[name].unsure ? " ?" : "");
-TR.idLabelClass = (name, identities) => "id-label" + (identities && identities[name] && identities[name].unsure ? " unsure" : "");
+// a disc's name drawn at ``at`` ([x, y] in the parent's units); a name the table session gave as a
+// guess (unsure) is marked "?" until a person names the disc
+TR.idText = function (parent, at, who, identities) {
+  const unsure = !!(identities && identities[who] && identities[who].unsure);
+  const el = TR.svg("text", { x: at[0], y: at[1], class: unsure ? "id-label unsure" : "id-label", "data-name": who }, parent);
+  el.textContent = TR.shortName(who) + (unsure ? " ?" : "");
+  return el;
+};
 
 // which name the players gave this disc: by the session's track id, else the nearest named
 // position within the disc's radius (+15 mm)

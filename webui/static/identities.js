@@ -22,7 +22,7 @@ function draw() {
       el.setAttribute("fill", who ? "#ff0" : "#555");
       if (who) {
         const at = TR.project(H, [p.xy[0], p.xy[1] - (p.radius || 10) - 8]);
-        TR.svg("text", { x: at[0], y: at[1], class: TR.idLabelClass(who, VIEW && VIEW.identities), "data-name": who }, svg).textContent = TR.idLabel(who, VIEW && VIEW.identities);
+        TR.idText(svg, at, who, VIEW && VIEW.identities);
       }
     });
   }

@@ -67,7 +67,7 @@ function drawVideoOverlay() {
     const who = TR.identityOf(p, VIEW && VIEW.identities);
     if (who) {
       const at = TR.project(H, [p.xy[0], p.xy[1] - (p.radius || 10) - 8]);
-      TR.svg("text", { x: at[0], y: at[1], class: TR.idLabelClass(who, VIEW && VIEW.identities), "data-name": who }, svg).textContent = TR.idLabel(who, VIEW && VIEW.identities);
+      TR.idText(svg, at, who, VIEW && VIEW.identities);
     }
   });
   TR.drawShapes(svg, shapes(), (p) => TR.project(H, p));

@@ -78,7 +78,7 @@ def test_whole_games_whose_calls_had_been_wrong(seed):
     assert game.score_truth == game.score_session
 
 
-@pytest.mark.parametrize("seed, asked", [(65, 2), (104, 2), (138, 0)])
+@pytest.mark.parametrize("seed, asked", [(65, 2), (104, 2), (138, None)])
 def test_whole_games_whose_names_had_been_swapped(seed, asked):
     """Tuning games (first to 2 points) in which the names of two dinosaurs had been swapped for the
     rest of the game, each traced: a home disc put down by an away disc knocked 19 mm aside in the same
@@ -89,5 +89,6 @@ def test_whole_games_whose_names_had_been_swapped(seed, asked):
     are checked by a person (the game's harness answers as the dashboard asks)."""
     game = play_dino_dunk(seed=seed)
     assert game.identity_errors == 0 and game.identity_flicks_kept == game.identity_flicks
-    assert game.identities_asked >= asked  # (at least the names traced as a guess)
+    if asked is not None:  # the names traced as a guess were asked (a game's resets ask more)
+        assert game.identities_asked >= asked
     assert game.score_truth == game.score_session

@@ -495,15 +495,11 @@ class Session:
     def rest_means(self, t0: float, span_s: float = 0.3) -> dict:
         """{track id: (2,) mat mm}: where each piece seen over the ``span_s`` up to ``t0`` (the table
         at rest before a flick) rested, the mean of those samples (:meth:`flick_tracks` are cut at
-        ``t0``, one sample)."""
-        from bisect import bisect_left, bisect_right
+        ``t0``, one sample; :func:`vision.contacts._rest_mean` of each)."""
+        from vision.contacts import _rest_mean
 
-        out = {}
-        for tr in self.tracker.tracks.values():
-            a, b = bisect_left(tr.t, t0 - span_s - 1e-9), bisect_right(tr.t, t0 + 1e-9)
-            if b > a:
-                out[tr.id] = np.mean(np.asarray(tr.xy[a:b], dtype=float), axis=0)
-        return out
+        means = {tr.id: _rest_mean(tr, t0, span_s)[0] for tr in self.tracker.tracks.values() if tr.t}
+        return {tid: m for tid, m in means.items() if m is not None}
 
     def t0(self, flick: Flick) -> float:
         """The instant the flick's pieces were last all at rest (s): where contacts are looked for."""

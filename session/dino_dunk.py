@@ -429,8 +429,8 @@ class DinoDunkSession(Session):
         knocked, close = [], []  # out; too close to call (a person says)
         L, W = self.board.length_mm, self.board.width_mm
         # a dinosaur removed from the play area for a foul is off the mat by the rules, not knocked out
-        on_mat = {n for n, v in self.game.state["pieces"].items() if v.get("status", "on_mat") == "on_mat"}
-        for n in [n for n in flick.before if n in engine and n in on_mat and n != piece]:
+        off = self.off_table()
+        for n in [n for n in flick.before if n in engine and n not in off and n != piece]:
             x, y = flick.after.get(n, (-1e9, -1e9))
             if min(x, y, L - x, W - y) > 60.0:
                 continue  # well inside the mat: not out (skip the call)

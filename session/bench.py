@@ -116,23 +116,32 @@ class _StubDinoDunk:
 class _StubDodoDash:
     """A rules engine reduced to one throw: it waits for the hits of ``meta["projectile"]``. Given
     the scene's ``racers`` (id, x, y mat mm) and the ``board``, it knows them as an engine does
-    (:meth:`positions`: each on the hex of the board's first track nearest to it), so a piece named
-    for a racer is that racer whatever kind the detector reads for it."""
+    (:meth:`positions`: each on the hex of the race's track (``meta["track"]``, else the board's
+    first) nearest to it, and the racers the scene set aside for the throw (``meta["set_aside"]``,
+    the Egg's thrower and those on its hex) on the thrower's hex, ``meta["thrower_hex"]``), so a
+    piece named for a racer is that racer whatever kind the detector reads for it."""
 
     def __init__(self, meta: dict, racers=(), board=None):
         self.meta = meta
         self.pushed = []
         self._racers = [(str(r), float(x), float(y)) for r, x, y in racers]
         self._board = board
+        self.state = {"track": meta.get("track")} if meta.get("track") else {}
 
     def positions(self) -> dict:
         if not self._racers or self._board is None or not self._board.tracks:
             return {}
         from referee.hexes import nearest_hex
 
-        track = next(iter(self._board.tracks.values()))
+        tracks = self._board.tracks
+        track = tracks.get(self.meta.get("track")) or next(iter(tracks.values()))
         i, _, _, _ = nearest_hex(np.array([(x, y) for _, x, y in self._racers]), track.centres())
-        return {r: {"progress": None, "hex": int(h)} for (r, _, _), h in zip(self._racers, i)}
+        out = {r: {"progress": None, "hex": int(h)} for (r, _, _), h in zip(self._racers, i)}
+        hx = self.meta.get("thrower_hex")
+        for r in self.meta.get("set_aside") or ():
+            if hx and hx[0] == track.name:
+                out.setdefault(str(r), {"progress": None, "hex": int(hx[1])})
+        return out
 
     @property
     def pending(self):

@@ -275,6 +275,7 @@ class DodoDashSession(Session):
             flick.notes.append("no projectile was seen moving")
             return None
         racers = self.racer_tracks(flick)
+        racers = racers + self.unseen_racers(flick, racers)
         if proj is None:
             s, kind, radius, why = lost
             flick.mover = kind
@@ -344,6 +345,68 @@ class DodoDashSession(Session):
             if not tr.name or (tr.name not in names and tr.kind != "racer"):
                 continue
             out.append(tr if tr.kind == "racer" else replace(tr, kind="racer", radius=float(spec.radius)))
+        return out
+
+    def set_aside(self, flick: Flick, positions: dict) -> set:
+        """The racers off the mat for this throw (rulebook, the Egg: "Set aside all Racers on the
+        same hex as your Racer"): the thrower and those on its hex (the engine's ``positions``)."""
+        by = flick.expected.get("by", "")
+        if flick.expected.get("projectile") != "egg" or by not in positions:
+            return set()
+        return {n for n, p in positions.items() if p.get("hex") == positions[by].get("hex")}
+
+    def placed_start(self, flick: Flick, kind: str) -> tuple | None:
+        """(place (2,) mat mm, σ mm) where the rules put the token before the throw, or None: the
+        Egg "in the middle of that hex", the thrower's (the engine's positions), σ such that k σ
+        is the hex's inner radius (placed by hand, on that hex)."""
+        by = flick.expected.get("by", "")
+        if kind != "egg" or not by or not self.board.tracks:
+            return None
+        try:
+            h = self.game.positions().get(by, {}).get("hex")
+        except Exception:  # an engine without positions (a stub in a benchmark)
+            return None
+        track = self._track()
+        if h is None or not 0 <= int(h) < len(track.hexes):
+            return None
+        return track.centres()[int(h)].copy(), track.hex_mm / 2.0 / self.referee.k
+
+    def unseen_racers(self, flick: Flick, racers: list) -> list:
+        """Stand-ins for the racers the engine has on the track but no track in ``flick`` bears the
+        name of (the detector missed them), but those set aside (:meth:`set_aside`): each a
+        :class:`vision.track.Track` with a negative id at the centre of its hex (the engine's), its
+        resting σ such that k σ is the hex's circumradius (a racer stands anywhere on its hex). What
+        the throw did to it is called as to a racer seen, but never touched for sure
+        (:meth:`ordered_verdicts` asks a person where it was within the noise of the token)."""
+        from vision.track import Track
+
+        try:
+            positions = self.game.positions()
+        except Exception:  # an engine without positions (a stub in a benchmark)
+            return []
+        if not positions or not self.board.tracks:
+            return []
+        track = self._track()
+        centres = track.centres()
+        seen = {r.name for r in racers}
+        aside = self.set_aside(flick, positions)
+        radius = float(self.specs.piece(GAME, "racer").radius)
+        sigma = track.hex_mm / np.sqrt(3.0) / self.referee.k
+        rest = flick.__dict__.setdefault("_rest_xy", {})
+        unseen = flick.__dict__.setdefault("_unseen_racers", {})
+        out = []
+        for name in sorted(set(positions) - seen - aside):
+            h = positions[name].get("hex")
+            if h is None or not 0 <= int(h) < len(centres):
+                continue
+            c = centres[int(h)].copy()
+            tr = Track(-1 - len(out), "racer", radius, {}, str(name), [float(flick.t_start)], [c.copy()])
+            rest[tr.id] = (c, float(sigma))
+            unseen[str(name)] = int(h)
+            out.append(tr)
+        if out:
+            flick.notes.append("not seen by the camera, called at the middle of their hex: " +
+                               ", ".join(f"{n} (hex {h})" for n, h in sorted(unseen.items())))
         return out
 
     def projectile_track(self, flick: Flick):
@@ -502,6 +565,20 @@ class DodoDashSession(Session):
         if raw is None:
             return None
         t, xy, top, sig, ang, size = raw
+        t_rest = self.t0(flick)  # the table was surely at rest until then (the motion is seen late)
+        start = self.placed_start(flick, proj.kind) if float(t[0]) > t_rest + 1e-9 else None
+        if start is not None:
+            # not seen before the motion (the detector missed it at rest): it lay where the rules
+            # place it; two samples there (each σ √2: their mean's σ is the place's), the last a
+            # frame before the rest (a struck racer is seen to move a frame or so after the touch)
+            c, s_c = start
+            t = np.concatenate([t_rest - self._frame_s(flick) * np.array([2.0, 1.0]), t])
+            xy = np.vstack([c, c, xy])
+            top = np.concatenate([[spec_h, spec_h], top])
+            sig = np.concatenate([[s_c * np.sqrt(2.0)] * 2, sig])
+            ang = np.concatenate([[ang[0]] * 2, ang])
+            flick.notes.append(f"the {proj.kind} was not seen at rest: its start taken as the middle of its "
+                               f"thrower's hex, ({c[0]:.0f}, {c[1]:.0f}) mm ± {s_c:.1f}")
         z_sigma = self._height_sigma()
         zb = top - spec_h
         # the launch: the first sample off the resting place (in height or on the mat)
@@ -2065,6 +2142,11 @@ class DodoDashSession(Session):
         if not calls:
             return [], []
         k = self.referee.k
+        unseen = getattr(flick, "_unseen_racers", {})
+        # a racer the camera did not see is touched for sure by nothing: where on its hex it stood
+        # decides, a person's to say, unless no place on its hex was within the noise of the token
+        calls = [replace(c, margin=0.0, evidence=f"not seen by the camera, on hex {unseen[c.racer]}")
+                 if c.racer in unseen and c.margin > -k * max(c.sigma, 1e-3) else c for c in calls]
         names = [c.racer for c in calls]
         margins = np.array([c.margin for c in calls])
         sigmas = np.array([max(c.sigma, 1e-3) for c in calls])

@@ -162,10 +162,23 @@ def test_the_stand_in_engine_of_a_throw_knows_its_racers_as_the_engine_does():
     stub = bench._StubDodoDash(scn.meta, racers, board)
     pos = stub.positions()
     assert set(pos) == {r for r, _, _ in racers}
-    track = next(iter(board.tracks.values()))
+    track = board.tracks[scn.meta["track"]]  # the race's track, as the engine keeps it
+    assert scn.meta["track"] != next(iter(board.tracks))  # (not the board's first: the stub had taken that)
     for r, x, y in racers:  # each on the hex whose centre is nearest
         d = np.hypot(*(track.centres() - [x, y]).T)
         assert pos[r]["hex"] == int(np.argmin(d))
     s = DodoDashSession(board, OracleDetector(board), game=stub)
     assert s.racer_names() == set(pos)
+    assert s._track() is track
     assert bench._StubDodoDash(scn.meta).positions() == {}
+    # an Egg's throw: its thrower is set aside (off the mat), on the hex it threw from
+    egg = make_scenario("dodo-dash/throws", 2, 1)
+    assert egg.meta["projectile"] == "egg" and egg.meta["set_aside"] == [egg.meta["thrower"]]
+    board = _board(egg.board)
+    stub = bench._StubDodoDash(egg.meta, bench._racers(egg), board)
+    pos = stub.positions()
+    assert pos[egg.meta["thrower"]]["hex"] == egg.meta["thrower_hex"][1]
+    s = DodoDashSession(board, OracleDetector(board), game=stub)
+    from session.core import Flick
+    flick = Flick(1, {"action": "throw", "projectile": "egg", "by": egg.meta["thrower"]}, 0.0, 0)
+    assert egg.meta["thrower"] in s.set_aside(flick, pos)

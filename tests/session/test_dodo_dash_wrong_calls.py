@@ -4,6 +4,7 @@ never a confident call against it."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from session.bench import _StubDodoDash, play_scene
@@ -91,3 +92,62 @@ def test_a_dodo_racer_asked_that_may_have_come_first_is_asked_whether_it_came_fi
     for name in ruling.open_facts():
         ruling = ruling.resolve(name, _truth_of(name, truth))
     assert ruling.action().racers[0] == truth[0] == "racer-3"
+
+
+def hidden_calls(seed: int, index: int, hide: str, until_s: float | None = None):
+    """A throw seen by an oracle that never reports the piece ``hide`` (with ``until_s``: only in the
+    frames up to that many seconds into the throw), the stand-in engine knowing every racer's hex:
+    ({racer: Verdict}, the racers truly touched, the flick)."""
+    from session import oracle
+    from session.bench import _racers
+
+    class Hiding(oracle.OracleDetector):
+        def __call__(self, frame, quality: str = "full"):
+            obs = super().__call__(frame, quality)
+            if until_s is not None and frame.scene.t - 0.5 > until_s:  # (0.5 s of rest before the throw)
+                return obs
+            keep = np.array([i != hide for i in self.last_ids], dtype=bool)
+            self.last_ids = [i for i in self.last_ids if i != hide]
+            return obs[keep]
+
+    scn = make_scenario("dodo-dash/throws", index, seed)
+    board = _board(scn.board)
+    real = oracle.OracleDetector
+    oracle.OracleDetector = Hiding
+    try:
+        session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(
+            board, d, game=_StubDodoDash(scn.meta, _racers(scn), board)), seed=index)
+    finally:
+        oracle.OracleDetector = real
+    (flick,) = session.flicks
+    return {v.detail["racer"]: v for v in flick.ruling.verdicts}, dodo_dash_answers(scn, board)["touched_racers"], flick
+
+
+@pytest.mark.parametrize("index", [2, 8])
+def test_a_racer_the_camera_never_saw_is_asked_about_not_left_out(index):
+    """The egg bounced off a racer the detector misses in every frame: that racer had no call at all
+    (read as not hit); it is called where the engine has it (the middle of its hex, anywhere on
+    it) and, the token having come within reach of that hex, a person is asked."""
+    _, truth, _ = hidden_calls(0, index, hide="")
+    (hit,) = truth
+    verdicts, _, flick = hidden_calls(0, index, hide=hit)
+    assert verdicts[hit].answer == "too_close"
+    assert verdicts[hit].detail["evidence"].startswith("not seen by the camera")
+    assert flick.status == "pending"
+    assert any(n.startswith("not seen by the camera") for n in flick.notes)
+    assert all(v.answer == "no" for r, v in verdicts.items() if r != hit)  # (the others as seen)
+
+
+@pytest.mark.parametrize("index", [2, 8])
+def test_an_egg_unseen_at_rest_starts_from_its_throwers_hex(index):
+    """The egg unseen until just after it struck a racer (the detector missed it at rest and in
+    its first frames): its path had begun at its first sighting, and the racer it struck before
+    then was "not touched" for sure. The rules place it in the middle of the thrower's hex: from
+    there the struck racer is touched, or asked about."""
+    scn = make_scenario("dodo-dash/throws", index, 0)
+    t_hit = min(c.t for c in scn.run.contacts if scn.meta["projectile_id"] in (c.a, c.b))
+    verdicts, truth, flick = hidden_calls(0, index, hide=scn.meta["projectile_id"], until_s=t_hit + 0.01)
+    (hit,) = truth
+    assert verdicts[hit].answer in ("yes", "too_close")
+    assert any("not seen at rest" in n for n in flick.notes)
+    assert not [r for r, v in verdicts.items() if v.answer == "yes" and r not in truth]

@@ -1140,7 +1140,7 @@ class DodoDashSession(Session):
                 found.add(rid)
         for origin, d, s_ray in rays:
             hit = _ray_hit(origin, d, radius, path.samples.size, float(np.interp(iv.t_mid, path.T, path.A)), racers, rest_q,
-                           graze_mm=k * s_ray + 1.0)
+                           graze_mm=1.0, graze_k=k, graze_s=s_ray)
             if hit is None:
                 continue
             rid, p_c, others = hit
@@ -1737,8 +1737,14 @@ class DodoDashSession(Session):
         n = len(t)
         # each sample's elevations: its whole ray, or as the fall's fit narrows it (:meth:`fall_spans`)
         lo, elev, kept = self.fall_spans(s, kind, rest)
-        # the samples every fit kept spans: a gap between two of them is bridged by the fitted flight
+        # the samples every fit kept spans: a gap between two of them is bridged by the fitted flight,
+        # or by the slide after it, but not one the landing fell in (the slide's own velocity is
+        # free in the fit: a touch just before the landing, turning the token, fits as well)
         fitted = (max(f["i0"] for f in kept), min(f["i1"] for f in kept)) if kept else (n, -1)
+        landing = (min(f["land"] for f in kept), max(f["land"] for f in kept)) if kept else (n, -1)
+
+        def bridged(i: int, j: int) -> bool:
+            return fitted[0] <= i and j <= fitted[1] and (j < landing[0] or i >= landing[1])
         if rest is not None:
             lo[rest[4] + 1:] = elev[rest[4] + 1:] = 0.0  # (the first sample at rest may still be coming down its ray)
         top, bot = xy.copy(), xy.copy()
@@ -1761,7 +1767,7 @@ class DodoDashSession(Session):
             sg.append(float(max(sig[i], sig[j])))
             gap = float(t[j] - t[i])
             slack.append(min(max(slack_pt[i], slack_pt[j]), h_c)
-                         + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f and not (fitted[0] <= i and j <= fitted[1]) else 0.0))
+                         + (self.max_speed_mm_s * gap / 2 if gap > 1.5 * dt_f and not bridged(i, j) else 0.0))
         if rest is None and t_end > t[-1]:  # not seen at rest: it went on unseen (at any height)
             far = xy[-1] + h * u[-1] if u is not None else xy[-1]
             pts.append(_span_low_part(xy[-1], 0.0, far, h, xy[-1], 0.0, far, h, h))
@@ -2493,11 +2499,14 @@ def _waypoint(sg) -> bool:
 
 
 def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 80.0, step_mm: float = 0.5,
-             graze_mm: float = 1.0):
+             graze_mm: float = 1.0, graze_k: float = 0.0, graze_s: float = 0.0):
     """The first racer a token (disc of ``radius`` or box ``size`` at ``angle`` radians) moving from
     ``origin`` (2,) along the unit ``d`` (2,) runs into within ``reach_mm``: (racer id, the token's
-    centre at the touch (2,), ids of others it passes within ``graze_mm`` on the way, or of the
-    first it passes that close if it runs into none), or None."""
+    centre at the touch (2,), ids of others it passes within a graze on the way, or of the first it
+    passes that close if it runs into none), or None. A graze: within ``graze_mm`` plus ``graze_k``
+    times the ray's σ ``graze_s`` and the racer's rest σ (``rest_q``) in quadrature (a racer placed
+    loosely, one the camera did not see, may stand in the ray's way); and any the ray starts in by
+    less than that (touching it there, within the noise)."""
     s = np.arange(0.0, reach_mm + step_mm, step_mm)
     P = origin[None, :] + s[:, None] * d[None, :]
     A = np.full(len(s), angle)
@@ -2506,21 +2515,23 @@ def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 8
     for r in racers:
         q = rest_q[r.id][0]
         g = _gap(P, A, size, radius, np.broadcast_to(q, P.shape), r.radius)
-        gaps[r.id] = g
+        gaps[r.id] = (g, graze_mm + graze_k * float(np.hypot(graze_s, rest_q[r.id][1])))
         if g[0] <= 0:  # already overlapping where the ray starts: not what it ran into
             continue
         inside = np.flatnonzero(g <= 0)
         if len(inside) and (best is None or inside[0] < best[1]):
             best = (r.id, int(inside[0]))
+    # one the ray starts in, within the noise, it can have been touching there: another suspect
+    start = [o for o, (g, graze) in gaps.items() if -graze < g[0] <= 0]
     if best is None:
-        near = [(int(np.argmin(g)), o) for o, g in gaps.items() if g[0] > 0 and float(g.min()) <= graze_mm]
+        near = [(int(np.argmin(g)), o) for o, (g, graze) in gaps.items() if g[0] > 0 and float(g.min()) <= graze]
         if not near:
             return None
         i, rid = min(near)
-        return rid, P[i], [o for j, o in near if o != rid]
+        return rid, P[i], [o for j, o in near if o != rid] + start
     rid, i = best
-    others = [o for o, g in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= graze_mm]
-    return rid, P[i], others
+    others = [o for o, (g, graze) in gaps.items() if o != rid and g[0] > 0 and float(g[:i + 1].min()) <= graze]
+    return rid, P[i], others + start
 
 
 def engine_layout(track) -> dict:

@@ -27,7 +27,7 @@ class TrackerConfig:
     prediction and a detection that may still match; ``reid_mm`` the largest distance at which a
     retired track's identity is given to a new detection; ``in_place_missed_s`` how long a piece may
     go unseen and still be matched where it lay whatever colour is read there, and ``still_k`` how
-    many of the detection's σ (each of the two places') it may lie from a still piece's place and
+    many of the detection's σ (each of the two places') it may lie from a piece's last place and
     still be that piece at no cost (see :meth:`Tracker.update`)."""
 
     gate_mm: float = 90.0
@@ -162,21 +162,23 @@ class Tracker:
             # for a frame or two at 30 frames/s: a token flying over it, in its shadow) keeps this
             # match. (A track unseen longer, its piece lifted, gets no such match: another piece may
             # be put down where it stood; the simulated races lift one racer and put another down in
-            # its place three frames later, which 0.1 s took for the same piece.) A track whose piece lay
-            # still is matched so at no cost beyond the distance: a piece at rest does not trade
-            # places with another (two racers' identities were swapped, each "jumping" 43 mm, when
-            # one's colour was misread in a flying log's shadow), where the detection lies within the
-            # noise of that place (``still_k`` σ of each): a piece of the other team put down beside
-            # a disc knocked aside in the same frame, within a radius of where the disc had stood,
-            # had taken its name.
+            # its place three frames later, which 0.1 s took for the same piece.) A track is matched so at
+            # no cost beyond the distance where the detection lies within the noise of its last place
+            # (``still_k`` σ of each): a piece there does not trade places with another (two racers'
+            # identities were swapped, each "jumping" 43 mm, when one's colour was misread in a flying
+            # log's shadow; and, the waiver once held only for a piece that had been still, when a
+            # racer whose colour was misread while a log lay against it was read otherwise once the
+            # log rolled away, its place jumping back to its own, or nudged 3 mm by the log), but one
+            # within a radius and beyond that noise does: a piece of the other team put down beside
+            # a disc knocked aside in the same frame, 17.8 mm from where the disc had stood, had taken
+            # its name.
             seen = np.array([tr.missed_since is None or t - tr.missed_since <= cfg.in_place_missed_s for tr in live])
             d_last = np.linalg.norm(obs.xy[:, None, :] - last[None, :, :], axis=2)
             in_place = (d_last <= np.minimum(obs.radius[:, None], np.array([tr.radius for tr in live])[None, :])) \
                 & seen[None, :]
-            still = np.array([tr.speed(cfg.velocity_window) < cfg.moving_mm_s for tr in live])
             here = d_last <= cfg.still_k * np.sqrt(2.0) * np.asarray(obs.sigma, dtype=float)[:, None]
             compatible &= ~clash | in_place
-            clash &= ~(in_place & here & still[None, :])
+            clash &= ~(in_place & here)
             cost = cost + np.where(clash, cfg.gate_mm, 0.0)
             big = 1e9
             cost = np.where(compatible & (cost <= cfg.gate_mm + np.where(clash, cfg.gate_mm, 0.0)), cost, big)

@@ -218,3 +218,25 @@ def test_frames_without_the_token_bridged_by_its_fitted_fall_leave_no_slack(sess
     assert v["racer-1"].answer == "too_close"
     v, _ = called(unfitted, s, [racer(1, beside)])  # every frame seen: no stray to allow for
     assert v["racer-1"].answer == "no"
+
+
+def test_frames_without_the_token_across_its_landing_are_not_bridged(session, transform, board):
+    """The same two frames unseen, but across the landing: the fitted fall says where the token was
+    in the air, yet the slide's velocity after the landing is the fit's own (a touch just before
+    the landing, turning the token, fits as well: a Dodo that struck a racer in the two frames the
+    detector missed and landed coming back had been called "no" for that racer). A racer 60 mm
+    beside where the unseen landing would have been seen is asked, though the fall is fitted."""
+    s, mid, side = across_the_board(transform, board)
+    _, xyz = throw(transform, np.array([board.length_mm / 2 - 150.0, board.width_mm / 2]), np.array([1.0, 0.0]))
+    i_land = int(np.argmax((xyz[:, 2] <= 0) & (np.arange(len(xyz)) > s.i_launch)))
+    assert xyz[i_land - 1, 2] > 0 and xyz[i_land, 2] == 0  # (the landing falls between these two)
+    keep = np.ones(len(s.t), bool)
+    keep[[i_land - 1, i_land]] = False
+    gap = ThrowSamples(s.t[keep], s.xy[keep], s.zb[keep], s.sig[keep], s.ang[keep], None, s.i_launch, s.t_launch)
+    lo, hi, kept = session.fall_spans(gap, "banana", session._final_rest(gap))
+    assert kept  # the fall is fitted across the gap
+    beside = s.xy[i_land - 1] + 60.0 * side
+    v, _ = called(session, gap, [racer(1, beside)])
+    assert v["racer-1"].answer == "too_close"
+    v, _ = called(session, s, [racer(1, beside)])  # every frame seen
+    assert v["racer-1"].answer == "no"

@@ -151,3 +151,34 @@ def test_an_egg_unseen_at_rest_starts_from_its_throwers_hex(index):
     assert verdicts[hit].answer in ("yes", "too_close")
     assert any("not seen at rest" in n for n in flick.notes)
     assert not [r for r, v in verdicts.items() if v.answer == "yes" and r not in truth]
+
+
+def test_a_ray_starting_against_a_racer_within_the_noise_suspects_it_too():
+    """The racer a bounce is blamed on is the first the ray back from the token's first sample after
+    it runs into. A racer the token's first sample overlaps (by less than the noise) was skipped as
+    "not what it ran into", and the next racer along the ray got the bounce for sure (a throw with
+    the real detector: the racer the egg had struck was 2 mm into the token's sample). It is a
+    suspect too; one the ray starts deep inside is not; a racer placed loosely (one the camera did
+    not see, at the middle of its hex) is grazed within its own noise."""
+    from types import SimpleNamespace
+
+    from session.dodo_dash import _ray_hit
+
+    k, s_ray = 4.5, 0.7
+    racers = [SimpleNamespace(id=i, radius=12.5) for i in (1, 2, 3)]
+
+    def hit(rest_q):
+        return _ray_hit(np.array([0.0, 0.0]), np.array([1.0, 0.0]), 11.0, None, 0.0, racers, rest_q,
+                        graze_mm=1.0, graze_k=k, graze_s=s_ray)
+
+    far = (np.array([60.0, 0.0]), 0.3)  # straight ahead: the one the ray runs into
+    away = (np.array([0.0, 300.0]), 0.3)
+    rid, _, others = hit({1: (np.array([-22.0, 0.0]), 0.3), 2: far, 3: away})  # 1.5 mm into the token
+    assert rid == 2 and others == [1]
+    rid, _, others = hit({1: (np.array([-13.0, 0.0]), 0.3), 2: far, 3: away})  # 10.5 mm into it
+    assert rid == 2 and others == []
+    loose = (np.array([30.0, 23.5 + 12.0]), 23.1 / k)  # 12 mm off the ray's edge, anywhere on its hex
+    rid, _, others = hit({1: away, 2: far, 3: loose})
+    assert rid == 2 and others == [3]
+    rid, _, others = hit({1: away, 2: far, 3: (loose[0], 0.3)})  # placed as surely as one seen: clear
+    assert rid == 2 and others == []

@@ -347,6 +347,48 @@ class DodoDashSession(Session):
             out.append(tr if tr.kind == "racer" else replace(tr, kind="racer", radius=float(spec.radius)))
         return out
 
+    def _reconcile(self, obs: Observation) -> None:
+        self._racer_name_left_behind(obs)
+        super()._reconcile(obs)
+
+    def _racer_name_left_behind(self, obs: Observation) -> None:
+        """At the settle of a throw: a racer's name on a track that left where it lay before the throw
+        (by more than half a racer's radius), while exactly one unnamed racer is seen nearer that
+        place (and within the track's radius and a racer's of it), goes to that racer. A token held or lying against a
+        racer is seen with it as one piece, which was named for the racer; the token leaves with
+        the track, the racer is found again where it stood as a new piece (racers are hardly moved
+        by a throw). A guess: an ``identify`` event asks a person to check."""
+        flick = self._flick
+        if flick is None or flick.expected.get("action") != "throw" or not flick.before:
+            return
+        tracks = self.tracker.tracks
+        seen = [tracks[int(t)] for t in obs.track_id if t >= 0]
+        racer_r = float(self.specs.piece(GAME, "racer").radius)
+        racers = self.racer_names()
+        moved = True
+        while moved:  # (a racer whose track another name had taken is free once that name moves on)
+            moved = False
+            free = [tr for tr in seen if not tr.name and tr.kind == "racer"]
+            for tr in seen:
+                if not free or not tr.name or tr.name not in racers or tr.name not in flick.before:
+                    continue
+                p0 = np.asarray(flick.before[tr.name], dtype=float)
+                reach = float(tr.radius) + racer_r
+                gone = float(np.hypot(*(tr.position() - p0)))
+                if gone <= racer_r / 2:
+                    continue
+                near = [f for f in free if float(np.hypot(*(f.position() - p0))) <= min(reach, gone)]
+                if len(near) != 1:
+                    continue
+                name, new = tr.name, near[0]
+                self.tracker.name(new.id, name)
+                moved = True
+                self._emit({"kind": "identify", "name": name, "track": new.id, "unsure": True,
+                            "why": f"the piece named {name} left where it stood during the throw ({tr.kind} now) and "
+                                   f"a racer is seen there: a token held or lying against it was taken with it for "
+                                   f"one piece; please check"})
+                break
+
     def set_aside(self, flick: Flick, positions: dict) -> set:
         """The racers off the mat for this throw (rulebook, the Egg: "Set aside all Racers on the
         same hex as your Racer"): the thrower and those on its hex (the engine's ``positions``)."""

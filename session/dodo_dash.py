@@ -354,10 +354,10 @@ class DodoDashSession(Session):
     def _racer_name_left_behind(self, obs: Observation) -> None:
         """At the settle of a throw: a racer's name on a track that left where it lay before the throw
         (by more than half a racer's radius), while exactly one unnamed racer is seen nearer that
-        place (and within the track's radius and a racer's of it), goes to that racer. A token held or lying against a
-        racer is seen with it as one piece, which was named for the racer; the token leaves with
-        the track, the racer is found again where it stood as a new piece (racers are hardly moved
-        by a throw). A guess: an ``identify`` event asks a person to check."""
+        place (and within the track's radius and a racer's of it), goes to that racer. A token held
+        or lying against a racer is seen with it as one piece, which was named for the racer; the
+        token leaves with the track, the racer is found again where it stood as a new piece (racers
+        are hardly moved by a throw). A guess: an ``identify`` event asks a person to check."""
         flick = self._flick
         if flick is None or flick.expected.get("action") != "throw" or not flick.before:
             return
@@ -446,9 +446,10 @@ class DodoDashSession(Session):
             rest[tr.id] = (c, float(sigma))
             unseen[str(name)] = int(h)
             out.append(tr)
-        if out:
-            flick.notes.append("not seen by the camera, called at the middle of their hex: " +
-                               ", ".join(f"{n} (hex {h})" for n, h in sorted(unseen.items())))
+        note = "not seen by the camera, called at the middle of their hex: " + \
+            ", ".join(f"{n} (hex {h})" for n, h in sorted(unseen.items()))
+        if out and note not in flick.notes:  # (a second look calls them again)
+            flick.notes.append(note)
         return out
 
     def projectile_track(self, flick: Flick):
@@ -619,8 +620,10 @@ class DodoDashSession(Session):
             top = np.concatenate([[spec_h, spec_h], top])
             sig = np.concatenate([[s_c * np.sqrt(2.0)] * 2, sig])
             ang = np.concatenate([[ang[0]] * 2, ang])
-            flick.notes.append(f"the {proj.kind} was not seen at rest: its start taken as the middle of its "
-                               f"thrower's hex, ({c[0]:.0f}, {c[1]:.0f}) mm ± {s_c:.1f}")
+            note = (f"the {proj.kind} was not seen at rest: its start taken as the middle of its thrower's hex, "
+                    f"({c[0]:.0f}, {c[1]:.0f}) mm ± {s_c:.1f}")
+            if note not in flick.notes:  # (the samples are read again by a second look)
+                flick.notes.append(note)
         z_sigma = self._height_sigma()
         zb = top - spec_h
         # the launch: the first sample off the resting place (in height or on the mat)

@@ -253,14 +253,16 @@ class Session:
         """After a settle: a name whose piece was lost (lifted, occluded, moved by hand) goes to an
         unnamed piece of the same kind and team seen now, nearest to where the name was last seen;
         not the name of a piece the rules say is off the table (:meth:`off_table`). A kind present
-        once (the ball) is always the same piece."""
+        once (the ball) is always the same piece: the one piece seen of that kind is given its name,
+        unless it bears another piece's name (a disc the detector reads as a ball, named by a person
+        for the disc, is not the ball when the ball goes unseen)."""
         from scipy.optimize import linear_sum_assignment
 
         seen = {int(t) for t in obs.track_id if t >= 0}
         tracks = self.tracker.tracks
         for kind, name in self.auto_names.items():
             of_kind = [tracks[t] for t in seen if tracks[t].kind == kind]
-            if len(of_kind) == 1 and of_kind[0].name != name:
+            if len(of_kind) == 1 and not of_kind[0].name:
                 self.tracker.name(of_kind[0].id, name)
         off = self.off_table()
         lost = [tr for tr in tracks.values() if tr.name and tr.id not in seen and tr.name not in off]

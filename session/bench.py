@@ -375,18 +375,34 @@ class RealDetector:
         c0 = time.process_time()
         obs = self.detector(image, frame_index=int(frame.index), timestamp=float(frame.t))
         self.cpu_ms.append(1000 * (time.process_time() - c0))
-        ids = []
-        for xy, kind in zip(obs.xy, obs.kind):
-            # the nearest piece of the find's kind, else the nearest piece (a find of the wrong kind
-            # is still named for what it is); a lost token lying against a racer does not take its name
-            near = [(float(np.hypot(p.x - xy[0], p.y - xy[1])), p.kind != kind, p.id) for p in frame.scene.pieces]
-            near = [(other, d, pid) for d, other, pid in near if d < self.match_mm]
-            ids.append(min(near)[2] if near else "")
-        self.last_ids = ids
+        self.last_ids = self.name_finds(obs, frame.scene.pieces)
         self._count_seen(frame.scene.pieces, obs)
         return obs
 
     match_mm = 15.0  # a find names the simulator piece whose base lies this near (mat mm)
+
+    def name_finds(self, obs, pieces) -> list:
+        """The simulator piece each find of ``obs`` is (its id, "" for none), one find a piece, as a
+        person names what the detector shows: the pairs within ``match_mm`` matched one to one,
+        nearest first among the finds of the piece's own kind, then any (a find of the wrong kind is
+        still named for what it is; a lost token lying against a racer does not take its name; a
+        ball found 20 mm off, at the edge of the disc beside it, had been named for that disc, which
+        its own find had been named for too)."""
+        from scipy.optimize import linear_sum_assignment
+
+        ids = [""] * len(obs)
+        if not len(obs) or not pieces:
+            return ids
+        d = np.hypot(np.array([p.x for p in pieces])[None, :] - obs.xy[:, 0:1],
+                     np.array([p.y for p in pieces])[None, :] - obs.xy[:, 1:2])
+        other = np.array([[p.kind != str(k) for p in pieces] for k in obs.kind], dtype=bool)
+        near = d < self.match_mm
+        cost = np.where(near, d + np.where(other, 2 * self.match_mm, 0.0), 1e6)
+        rows, cols = linear_sum_assignment(cost)
+        for r, c in zip(rows, cols):
+            if near[r, c]:
+                ids[r] = pieces[c].id
+        return ids
 
     def _count_seen(self, pieces, obs) -> None:
         """Per "kind where" (where: on the mat, or above it: in the hand or in flight, the base more

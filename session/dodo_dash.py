@@ -1819,7 +1819,10 @@ class DodoDashSession(Session):
             ts.append(float(t[-1]))
             sg.append(float(sig[-1]))
             slack.append(slack_pt[-1] + self.max_speed_mm_s * (t_end - float(t[-1])))
-        foot = _footprint(radius, s.size)
+        # a box token the detector gave no box for (the classical path's log) reaches as far as its
+        # kind's own box at any angle: its width alone had kept it 13 mm short of a racer it struck
+        size = s.size if s.size is not None else (tuple(self.specs.piece(GAME, kind).size) or None)
+        foot = _footprint(radius, size)
         return HeightlessReach(np.array(pts, dtype=float), np.array(ts), np.array(sg), np.array(slack),
                                None if rest is None else rest[:4], foot, h)
 

@@ -240,3 +240,14 @@ def test_frames_without_the_token_across_its_landing_are_not_bridged(session, tr
     assert v["racer-1"].answer == "too_close"
     v, _ = called(session, s, [racer(1, beside)])  # every frame seen
     assert v["racer-1"].answer == "no"
+
+
+def test_a_box_token_given_no_box_reaches_as_far_as_its_kinds_box(session, transform, board):
+    """The classical path finds a Log without its box (a disc of its width, 9 mm): reached only that
+    far, it was "out of reach at any height" 16.6 mm from a racer it had struck (tuning seed 5).
+    Without a box from the detector the Log reaches as far as its kind's own, 40 × 18 mm, at any
+    angle (half its diagonal); a token with no box of its kind keeps its radius."""
+    s, _, _ = across_the_board(transform, board)
+    reach = session.heightless_reach(s, "log", 9.0, float(s.t[-1]))
+    assert reach.footprint == pytest.approx(0.5 * np.hypot(40.0, 18.0))
+    assert session.heightless_reach(s, "banana", TOK_R, float(s.t[-1])).footprint == TOK_R

@@ -389,29 +389,35 @@ class DodoDashSession(Session):
                                    f"one piece; please check"})
                 break
 
-    def set_aside(self, flick: Flick, positions: dict) -> set:
+    def engine_hexes(self) -> dict:
+        """{racer: hex index on the race's track (:meth:`_track`)} as the engine has them; empty for an
+        engine without positions (a stub in a benchmark) or a board without tracks."""
+        try:
+            positions = self.game.positions()
+        except Exception:  # an engine without positions (a stub in a benchmark)
+            return {}
+        if not positions or not self.board.tracks:
+            return {}
+        n = len(self._track().hexes)
+        return {str(r): int(p["hex"]) for r, p in positions.items() if p.get("hex") is not None and 0 <= int(p["hex"]) < n}
+
+    def set_aside(self, flick: Flick, hexes: dict) -> set:
         """The racers off the mat for this throw (rulebook, the Egg: "Set aside all Racers on the
-        same hex as your Racer"): the thrower and those on its hex (the engine's ``positions``)."""
+        same hex as your Racer"): the thrower and those on its hex (``hexes``: :meth:`engine_hexes`)."""
         by = flick.expected.get("by", "")
-        if flick.expected.get("projectile") != "egg" or by not in positions:
+        if flick.expected.get("projectile") != "egg" or by not in hexes:
             return set()
-        return {n for n, p in positions.items() if p.get("hex") == positions[by].get("hex")}
+        return {n for n, h in hexes.items() if h == hexes[by]}
 
     def placed_start(self, flick: Flick, kind: str) -> tuple | None:
         """(place (2,) mat mm, σ mm) where the rules put the token before the throw, or None: the
-        Egg "in the middle of that hex", the thrower's (the engine's positions), σ such that k σ
-        is the hex's inner radius (placed by hand, on that hex)."""
-        by = flick.expected.get("by", "")
-        if kind != "egg" or not by or not self.board.tracks:
-            return None
-        try:
-            h = self.game.positions().get(by, {}).get("hex")
-        except Exception:  # an engine without positions (a stub in a benchmark)
+        Egg "in the middle of that hex", the thrower's (:meth:`engine_hexes`), σ such that k σ is
+        the hex's inner radius (placed by hand, on that hex)."""
+        h = self.engine_hexes().get(flick.expected.get("by", "")) if kind == "egg" else None
+        if h is None:
             return None
         track = self._track()
-        if h is None or not 0 <= int(h) < len(track.hexes):
-            return None
-        return track.centres()[int(h)].copy(), track.hex_mm / 2.0 / self.referee.k
+        return track.centres()[h].copy(), track.hex_mm / 2.0 / self.referee.k
 
     def unseen_racers(self, flick: Flick, racers: list) -> list:
         """Stand-ins for the racers the engine has on the track but no track in ``flick`` bears the
@@ -422,29 +428,22 @@ class DodoDashSession(Session):
         (:meth:`ordered_verdicts` asks a person where it was within the noise of the token)."""
         from vision.track import Track
 
-        try:
-            positions = self.game.positions()
-        except Exception:  # an engine without positions (a stub in a benchmark)
-            return []
-        if not positions or not self.board.tracks:
+        hexes = self.engine_hexes()
+        if not hexes:
             return []
         track = self._track()
         centres = track.centres()
         seen = {r.name for r in racers}
-        aside = self.set_aside(flick, positions)
         radius = float(self.specs.piece(GAME, "racer").radius)
         sigma = track.hex_mm / np.sqrt(3.0) / self.referee.k
         rest = flick.__dict__.setdefault("_rest_xy", {})
         unseen = flick.__dict__.setdefault("_unseen_racers", {})
         out = []
-        for name in sorted(set(positions) - seen - aside):
-            h = positions[name].get("hex")
-            if h is None or not 0 <= int(h) < len(centres):
-                continue
-            c = centres[int(h)].copy()
-            tr = Track(-1 - len(out), "racer", radius, {}, str(name), [float(flick.t_start)], [c.copy()])
+        for name in sorted(set(hexes) - seen - self.set_aside(flick, hexes)):
+            c = centres[hexes[name]].copy()
+            tr = Track(-1 - len(out), "racer", radius, {}, name, [float(flick.t_start)], [c.copy()])
             rest[tr.id] = (c, float(sigma))
-            unseen[str(name)] = int(h)
+            unseen[name] = hexes[name]
             out.append(tr)
         note = "not seen by the camera, called at the middle of their hex: " + \
             ", ".join(f"{n} (hex {h})" for n, h in sorted(unseen.items()))

@@ -181,7 +181,7 @@ def test_the_stand_in_engine_of_a_throw_knows_its_racers_as_the_engine_does():
     s = DodoDashSession(board, OracleDetector(board), game=stub)
     from session.core import Flick
     flick = Flick(1, {"action": "throw", "projectile": "egg", "by": egg.meta["thrower"]}, 0.0, 0)
-    assert egg.meta["thrower"] in s.set_aside(flick, pos)
+    assert egg.meta["thrower"] in s.set_aside(flick, s.engine_hexes())
 
 
 def test_the_real_detectors_finds_are_named_one_to_one_as_a_person_would():

@@ -278,8 +278,8 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
 
     order = sorted((v for v in verdicts.values() if v.answer != "no"), key=touch_order)
     first = truth["first_hit"]
-    if order and order[0].answer == "too_close":
-        fig.first_asked += 1
+    if order and (order[0].answer == "too_close" or order[0].detail.get("tied")):
+        fig.first_asked += 1  # (asked, or tied: which came first the session leaves open)
     elif (order[0].detail["racer"] if order else None) == first:
         fig.first_right += 1
     else:
@@ -637,7 +637,7 @@ def format_report(r: dict) -> str:
                          f"was left to a person")
         if first_target:
             lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.2%}, target {first_target:.0%}), "
-                         f"asked {f['first_asked']}, wrong {f['first_wrong']}")
+                         f"asked or left open (tied) {f['first_asked']}, wrong {f['first_wrong']}")
         if f.get("racer_calls"):
             lines.append(_racer_calls_line(f))
         lines.append(f"    identities kept through {f['identity_kept']}/{f['identity_flicks']} flicks; "
@@ -661,7 +661,7 @@ def format_report(r: dict) -> str:
             lines.append("    by projectile (right/asked/wrong): " + ", ".join(
                 f"{k} {v['right']}/{v['asked']}/{v['wrong']}" for k, v in sorted(f["by_kind"].items())))
             lines.append(f"    first racer touched: right {f['first_right']} ({f['first_right_rate']:.1%}), "
-                         f"asked {f['first_asked']}, wrong {f['first_wrong']}")
+                         f"asked or left open (tied) {f['first_asked']}, wrong {f['first_wrong']}")
             if f.get("racer_calls"):
                 lines.append(_racer_calls_line(f))
             if f.get("wrong_why"):

@@ -130,11 +130,18 @@ class ThrowPath:
     land_window: tuple = (0, 0)
     land_back: tuple | None = None
     land_pts: tuple | None = None
+    release_s: np.ndarray | None = None
 
     def height_sigma(self, times):
         """σ (mm) of the base height at ``times`` (s): the held height's in the hand (before the
-        first sample off the resting place), one sample's after."""
-        return np.where(np.asarray(times) < self.samples.t[self.samples.i_launch], self.z_hold_s, self.z_sigma)
+        first sample off the resting place), one sample's after; between the last sample held and
+        the first off it (the release unseen) also ``release_s`` (along ``T``), the σ whose k
+        reaches from the height held to the lowest the token can have fallen to by then."""
+        times = np.asarray(times)
+        base = np.where(times < self.samples.t[self.samples.i_launch], self.z_hold_s, self.z_sigma)
+        if self.release_s is None:
+            return base
+        return np.hypot(base, np.interp(times, self.T, self.release_s, left=0.0, right=0.0))
 
 
 @dataclass
@@ -284,9 +291,12 @@ class DodoDashSession(Session):
         else:
             flick.mover = proj.name or proj.kind
             verdicts, order = self.hit_verdicts(flick, proj, racers)
+        before = None
+        if (proj.kind if proj is not None else lost[1]) in FIRST_ONLY:
+            verdicts = self.ask_tied_first(verdicts)
+            before = self.asked_before(verdicts)
         flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
                            "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
-        before = self.asked_before(verdicts) if (proj.kind if proj is not None else lost[1]) in FIRST_ONLY else None
         return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order, before=before)
 
     @staticmethod
@@ -893,9 +903,19 @@ class DodoDashSession(Session):
                 S[m] = sg.pos_sigma(T[m])
         z_hold = float(np.median(zb[:i_launch])) if i_launch > 0 else float(zb[0])
         z_hold_s = z_sigma / np.sqrt(max(i_launch, 1))
+        release_s = None
         if fall is not None and t_land is not None:
             Z = np.where(T < t_land, fall.height(T), 0.0)
             Z = np.where(T < t[i_launch], z_hold, Z)
+            # released unseen between the last sample held and the first off it: by then it was
+            # at the height held, or fell from it since that sample (no lower than the fall fitted
+            # nor than one dropped at that sample): the middle, k σ reaching either
+            m = (T > s.t_launch) & (T < t[i_launch])
+            if m.any():
+                lo = np.minimum(np.maximum(fall.height(T[m]), z_hold - 0.5 * fall.g * (T[m] - s.t_launch) ** 2), z_hold)
+                Z[m] = 0.5 * (z_hold + lo)
+                release_s = np.zeros(len(T))
+                release_s[m] = 0.5 * (z_hold - lo) / self.referee.k
         else:
             Z = np.interp(T, t, zb)
             Z = np.where(T < t[i_launch], z_hold, Z)
@@ -905,7 +925,7 @@ class DodoDashSession(Session):
         if i_land is not None and i_land >= len(T):
             i_land = len(T) - 1
         path = ThrowPath(s, fall, t_land, t_land_s, segs, at_land, land_miss, land_miss_z, ends, joins, bounds,
-                         T, P, S, Z, A, low, i_land, z_sigma, z_hold_s, dt_eval)
+                         T, P, S, Z, A, low, i_land, z_sigma, z_hold_s, dt_eval, release_s=release_s)
         path.land_window = self._land_window(path)
         return path
 
@@ -2210,7 +2230,34 @@ class DodoDashSession(Session):
             if v.answer == "too_close" and c.t_first is not None:  # touched, if at all, from then on
                 v.detail["t"] = c.t_first if v.detail["t"] is None else min(v.detail["t"], c.t_first)
         touched = sorted((v for v in verdicts if v.answer != "no"), key=touch_order)
+        # which of the racers touched for sure came first: one that can have been touched before
+        # the evidence of the first (a token landing on two at once) may have come first
+        sure = [v for v in touched if v.answer == "yes"]
+        if sure and sure[0].detail["t"] is not None:
+            t_a = sure[0].detail["t"]
+            first_t = {c.racer: c.t_first for c in calls}
+            tied = [v.detail["racer"] for v in sure[1:] if first_t[v.detail["racer"]] is not None
+                    and first_t[v.detail["racer"]] < t_a - 1e-9]
+            if tied:
+                sure[0].detail["tied"] = tied
         return verdicts, [v.detail["racer"] for v in touched]
+
+    @staticmethod
+    def ask_tied_first(verdicts) -> list:
+        """``verdicts`` (:meth:`ordered_verdicts`) for a projectile that counts only its first
+        racer: each racer touched for sure that can have come before the first racer touched for
+        sure (its ``tied``) is asked, placed at the first's time ("touched before" it, as
+        :meth:`asked_before` asks): which came first the camera cannot tell."""
+        from dataclasses import replace
+
+        first = next((v for v in verdicts if v.detail.get("tied")), None)
+        if first is None:
+            return list(verdicts)
+        tied = set(first.detail["tied"])
+        return [replace(v, answer="too_close", detail={
+            **v.detail, "t": first.detail["t"],
+            "evidence": f"{v.detail['evidence']}; touched as soon as {first.detail['racer']}: which came first"})
+            if v.detail["racer"] in tied else v for v in verdicts]
 
     @staticmethod
     def _onset_height_sigma(i, gap, Z, S, q_s, z_s, dt) -> float:

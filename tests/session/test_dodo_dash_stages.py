@@ -234,3 +234,68 @@ def test_a_detector_that_does_not_read_a_tokens_orientation_gives_no_spin_eviden
                .spin_changes(blind.fit_path(turned, "egg", RACER_H))) == 1
     assert blind.angle_sigma_deg() is None
     assert blind.spin_changes(blind.fit_path(turned, "egg", RACER_H)) == []
+
+
+def released_between_samples(z0: float, tau: float, vx: float = 600.0, n_rest: int = 6) -> ThrowSamples:
+    """Held still at height ``z0`` mm at the origin (``n_rest`` samples up to t = 0), let go at
+    ``tau`` s (before the next sample at 1/30 s) flying along +x at ``vx`` mm/s and falling, then
+    sliding to a stop; the samples as the oracle gives them, without noise."""
+    t = np.arange(-n_rest + 1, int(0.8 * FPS)) / FPS
+    u = np.maximum(t - tau, 0.0)
+    t_land = np.sqrt(2 * z0 / G)
+    x = np.where(u <= t_land, vx * u, vx * t_land + vx * (u - t_land) - 500.0 * (u - t_land) ** 2)
+    zb = np.maximum(z0 - G * u * u / 2, 0.0)
+    n = len(t)
+    return ThrowSamples(t, np.column_stack([x, np.zeros(n)]), zb, np.full(n, 0.7), np.zeros(n), None, n_rest, float(t[n_rest - 1]))
+
+
+@pytest.mark.parametrize("tau", [0.1 / FPS, 0.5 / FPS, 0.9 / FPS])
+def test_a_release_between_two_samples_leaves_the_height_open_between_them(session, tau):
+    """Let go 47.5 mm up at an instant no sample saw: between the last sample in the hand and the
+    first in flight the path's height and its k σ hold the true height, however soon it fell."""
+    smp = released_between_samples(47.5, tau)
+    path = session.fit_path(smp, "egg", RACER_H)
+    m = (path.T > smp.t_launch) & (path.T < smp.t[smp.i_launch])
+    assert m.sum() > 20
+    truth = 47.5 - G * np.maximum(path.T[m] - tau, 0.0) ** 2 / 2
+    k = session.referee.k
+    assert np.all(np.abs(path.Z[m] - truth) <= k * path.height_sigma(path.T[m]) + 1e-6)
+    # and at the samples themselves the height is what they saw
+    assert path.height_sigma(np.array([smp.t_launch]))[0] == pytest.approx(path.z_hold_s)
+
+
+def test_a_racer_the_token_came_down_onto_before_its_first_sample_in_flight_is_asked(session):
+    """Let go 47.5 mm up (2.5 mm above a racer's top) right after a sample and closest to racer-1,
+    over its footprint, 28 ms later, 1.3 mm below its top: it struck its edge. The height held
+    until the first sample in flight (6 σ above the top) had called that a sure miss."""
+    smp = released_between_samples(47.5, 0.1 / FPS)
+    _, v, _ = judged(session, smp, [racer(1, 16.6, 20.0)])
+    assert v["racer-1"].answer == "too_close", v["racer-1"].detail
+    assert v["racer-1"].detail["evidence"] == "came down onto it"
+
+
+def test_racers_touched_at_one_landing_are_tied_for_first(session):
+    """Two racers landed on at once (each could have been touched from before the landing) are
+    tied: which came first is asked for a projectile that counts only its first; one touched only
+    after the first's touch is not tied."""
+    from referee.adapters.dodo_dash import hits_ruling
+
+    flick = SimpleNamespace(mover="feather", index_start=0, index_settle=1)
+    k = session.referee.k
+    calls = [RacerCall("racer-1", 5 * k, 0.50, 1.0, "landed on", 0.48),
+             RacerCall("racer-2", 4 * k, 0.50, 1.0, "landed on", 0.47),
+             RacerCall("racer-3", 5 * k, 0.60, 1.0, "overlap", 0.50)]   # from 0.50 s: no earlier
+    verdicts, order = session.ordered_verdicts(flick, calls)
+    assert order == ["racer-1", "racer-2", "racer-3"]
+    assert verdicts[0].detail["tied"] == ["racer-2"]
+    asked = session.ask_tied_first(verdicts)
+    assert [v.answer for v in asked] == ["yes", "too_close", "yes"]
+    before = session.asked_before(asked)
+    assert before == {"racer-2": "racer-1"}
+    ruling = hits_ruling(asked, ["racer-1", "racer-2", "racer-3"], session.referee, order=order, before=before)
+    assert set(ruling.pending) == {"before:racer-2:racer-1"}
+    # none tied: nothing changes
+    calls[1] = RacerCall("racer-2", 4 * k, 0.55, 1.0, "overlap", 0.50)
+    verdicts, _ = session.ordered_verdicts(flick, calls)
+    assert "tied" not in verdicts[0].detail
+    assert session.ask_tied_first(verdicts) == verdicts

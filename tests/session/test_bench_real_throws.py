@@ -110,3 +110,28 @@ def test_a_throw_with_no_flick_is_wrong_and_says_whether_the_detector_ever_found
     r = {"detector": "", "fps": 30.0, "size": "", "seed": 0, "start": 0, "rss_peak_mb": 1.0, "seconds": 1.0,
          "throws_real": {**f.to_dict(), "detector": "x", "detector_cpu_ms_mean": 1.0, "detector_cpu_ms_p95": 1.0}}
     assert "the wrong ones: 2 no flick, 1 no flick, the detector found no token" in bench.format_report(r)
+
+
+def test_a_first_racer_tied_with_another_is_left_open_not_scored_right_or_wrong():
+    """Two racers landed on at once, both sure: the set is right; which came first the session
+    leaves open (``tied``), and the bench counts it so whichever racer the truth put first."""
+    from types import SimpleNamespace
+
+    from referee.core import make_verdicts
+
+    def throw(tied: bool):
+        detail = [{"racer": "racer-1", "t": 0.5, "evidence": "landed on"}, {"racer": "racer-2", "t": 0.5, "evidence": "landed on"}]
+        if tied:
+            detail[0]["tied"] = ["racer-2"]
+        vs = make_verdicts(["m touched racer-1", "m touched racer-2"], value=[-5.0, -6.0], threshold=0.0, margin=[5.0, 6.0],
+                           sigma=[0.5, 0.5], k=4.5, detail=detail)
+        flick = SimpleNamespace(ruling=SimpleNamespace(verdicts=vs), notes=[])
+        return SimpleNamespace(flicks=[flick], tracker=SimpleNamespace(tracks={}), _last_obs=SimpleNamespace(track_id=[]))
+
+    det = SimpleNamespace(last_ids=[])
+    scn = SimpleNamespace(meta={"projectile": "meteorite"})
+    for first, tied, want in (("racer-2", False, (0, 0, 1)), ("racer-1", False, (1, 0, 0)),
+                              ("racer-2", True, (0, 1, 0)), ("racer-1", True, (0, 1, 0))):
+        f = bench.SuiteFigures("dodo-dash/throws")
+        bench._score_throw(f, 1, scn, {"touched_racers": ["racer-1", "racer-2"], "first_hit": first}, throw(tied), det, [0.001], None)
+        assert f.right == 1 and (f.first_right, f.first_asked, f.first_wrong) == want

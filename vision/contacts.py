@@ -242,7 +242,9 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
     turn must also beat the noise of the two displacements (4 σ of their angle, σ taken from
     ``rest_mm``, the 5 σ√2 jitter of :func:`noise_config`), and a slowdown must exceed
     ``min_drop_mm_s`` (more than the mat's friction takes in a sample, about μ g dt = 100 mm/s at
-    30 frames/s). Evidence "deflected"; one contact per target, the earliest."""
+    30 frames/s). A bounce inside one sample interval splits its turn between two chords, each
+    turning less than it: the way in against the way out after the next chord counts too, when the
+    way in reaches one piece alone. Evidence "deflected"; one contact per target, the earliest."""
     cfg = cfg or ContactConfig()
     ts, xy = projectile.trajectory()
     keep = ts >= t_from
@@ -261,17 +263,29 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
         if s_in * dt_in < max(3.0, cfg.rest_mm):  # came in too slowly to tell a turn or a stop from noise
             continue
         noise = cfg.rest_mm / 5.0  # σ√2 of one displacement
-        limit = max(np.arccos(cos_turn), 4.0 * np.sqrt(2.0) * noise / max(min(s_in * dt_in, s_out * dt_out), 1e-9))
-        # a turn needs a way out long enough to have a direction; a stop does not (a ball stopped dead
-        # against a disc moves on a mm or two: its way out says nothing, its speed's drop everything)
-        turned = s_out > 0 and 2.0 * s_out * dt_out >= max(3.0, cfg.rest_mm) and \
-            float(np.dot(v_in, v_out)) / (s_in * s_out) < np.cos(min(limit, np.pi))
+
+        def turns(v_out, s_out, dt_out) -> bool:
+            # a turn needs a way out long enough to have a direction; a stop does not (a ball stopped
+            # dead against a disc moves on a mm or two: its way out says nothing, its speed's drop everything)
+            limit = max(np.arccos(cos_turn), 4.0 * np.sqrt(2.0) * noise / max(min(s_in * dt_in, s_out * dt_out), 1e-9))
+            return s_out > 0 and 2.0 * s_out * dt_out >= max(3.0, cfg.rest_mm) and \
+                float(np.dot(v_in, v_out)) / (s_in * s_out) < np.cos(min(limit, np.pi))
+
+        turned = turns(v_out, s_out, dt_out)
+        split = False
+        if not turned and k + 2 < len(ts) and ts[k + 2] > ts[k + 1]:
+            # a bounce inside the interval after this sample splits its turn between that chord and
+            # the next: the way in against the way out after it (placed less sharply: only when the
+            # way in reaches one piece alone)
+            dt_2 = ts[k + 2] - ts[k + 1]
+            v_2 = (xy[k + 2] - xy[k + 1]) / dt_2
+            split = turned = turns(v_2, float(np.linalg.norm(v_2)), dt_2)
         braked = s_out < slow * s_in and s_in - s_out > min_drop_mm_s
         if not (turned or braked):
             continue
         p0 = xy[k - 1]
         p1 = p0 + v_in * dt_in * (1.0 + reach_s)
-        best = None
+        best, reached = None, 0
         for tgt in targets:
             if tgt.id == projectile.id:
                 continue
@@ -280,6 +294,7 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
             gap = dist - projectile.radius - tgt.radius
             if gap > cfg.touch_mm:
                 continue
+            reached += 1
             # the first the ray reaches: where it comes within touching distance, not where it
             # comes closest (a piece beyond the one it struck may lie nearer the ray's line); before
             # all, one the path is already known to have touched by then (``touched_at`` {id: t}):
@@ -288,6 +303,8 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
             known = 0 if (touched_at or {}).get(tgt.id, np.inf) <= ts[k + 1] + 1e-9 else 1
             if best is None or (known, s_in) < (best[4], best[3]):
                 best = (s, tgt.id, gap, s_in, known)
+        if split and reached > 1:
+            continue
         if best is not None and best[1] not in out:  # a second stop against the same piece adds nothing
             t = float(ts[k - 1] + best[0] * dt_in * (1.0 + reach_s))
             out[best[1]] = Contact(t, projectile.id, best[1], best[2], "deflected")

@@ -308,6 +308,29 @@ def test_a_stop_is_put_down_to_the_first_piece_its_way_in_reaches():
     assert [c.b for c in found] == [2]
 
 
+def test_a_bounce_inside_one_interval_is_seen_across_the_two_chords_it_splits():
+    """A passed ball (r 9.5) runs at 1.1 m/s to a disc (r 25.5) and bounces off it between two
+    samples: the chord across the bounce turns 17° from the way in, the next 30° from that chord,
+    neither the 20° a bounce needs, and the way in against the way out after the bounce turns 47°.
+    The ray in reaches the disc: it caught the ball (a game's pass, traced)."""
+    from dataclasses import replace
+
+    ball = track(1, [(682.7, 522.6), (684.6, 523.6), (649.1, 498.3), (617.4, 477.1), (587.5, 456.1), (571.5, 435.9),
+                     (568.4, 414.4), (562.8, 396.1), (560.5, 381.8), (558.5, 370.2)], radius=9.5)
+    disc = still(2, 543.3, 463.2, 10, radius=25.5)
+    cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
+    found = deflected_by(ball, [disc], 0.0, cfg)
+    assert [(c.b, c.evidence) for c in found] == [(2, "deflected")]
+    assert 3 * DT <= found[0].t <= 6 * DT
+    # a second disc beside the way in, which it reaches too (the ball passed it 0.5 mm clear): which
+    # one the bounce was is not told so: nothing
+    other = still(3, 634.1, 453.4, 10, radius=19.0)
+    assert deflected_by(ball, [disc, other], 0.0, cfg) == []
+    # a ball that runs straight on past the disc, 10 mm clear, turns nowhere: nothing
+    straight = track(1, [(682.7 - 33.0 * i, 522.6 - 23.3 * i) for i in range(10)], radius=9.5)
+    assert deflected_by(straight, [still(2, 543.3, 440.0, 10, radius=25.5)], 0.0, cfg) == []
+
+
 def test_a_second_stop_against_the_piece_it_struck_is_that_piece_again():
     """A disc strikes another (the chord shows the touch), slows, and stops against it a frame
     later; a ball rests beside the way in. Both stops are the struck disc's: the second one is not

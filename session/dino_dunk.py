@@ -37,6 +37,9 @@ import numpy as np
 
 from session.core import Flick, Session
 from vision.contacts import Contact, _interp, table_contacts, touched
+
+START_SURE = "turned at the start"  # the first stretch misses the rest: the one piece within reach turned it
+START_UNSURE = "turned at the start, which piece unsure"
 from vision.core import Observation
 
 GAME = "dino-dunk"
@@ -182,7 +185,8 @@ class DinoDunkSession(Session):
                                   graze=self.referee.k,
                                   flicked=frozenset(k for k in (fid,) if k is not None), rest=self.rest_means(t0))
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
-        doubt = [c for c in contacts if c.evidence == "brushed" or
+        contacts = contacts + self._turned_at_start(flick, fid, known, tracks, contacts, t0)
+        doubt = [c for c in contacts if c.evidence in ("brushed", START_UNSURE) or
                  (c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False))]
         # the doubtful ones between discs measured again on the fitted paths (σ from the fits, not one
         # sample's; the light ball hops and bounces off everything, its contacts stay as they were)
@@ -190,8 +194,9 @@ class DinoDunkSession(Session):
         kinds = {tr.id: tr.kind for tr in tracks}
         keep = []
         for c in contacts:
-            if c not in doubt or not (kinds.get(c.a, "").startswith("disc-") and kinds.get(c.b, "").startswith("disc-")):
-                keep.append(c)
+            if c not in doubt or c.evidence == START_UNSURE or \
+                    not (kinds.get(c.a, "").startswith("disc-") and kinds.get(c.b, "").startswith("disc-")):
+                keep.append(c)  # (a turn at the start is off the fitted lines by its nature)
                 continue
             g = self._path_gap(flick, t0, c.a, c.b)
             if g is None:
@@ -221,6 +226,31 @@ class DinoDunkSession(Session):
         flick.contacts = [{"t": round(c.t, 4), "a": names.get(c.a, c.a), "b": names.get(c.b, c.b), "gap_mm": round(c.gap_mm, 2),
                            "sigma_mm": round(sigma[c], 3), "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
         return [c for c in contacts if c not in doubt], contacts, tracks, names, t0
+
+    def _turned_at_start(self, flick: Flick, fid, known: dict, tracks: list, contacts: list, t0: float) -> list:
+        """Contacts of the flicked piece ``fid`` in its first interval from rest, seen only as its
+        first straight stretch missing where it rested (:func:`vision.contacts.turned_at_start`): a
+        piece it had no other contact with, alone within reach, turned it ("turned at the start");
+        of several, each may have (``START_UNSURE``: a person is asked). None found otherwise."""
+        from vision.contacts import turned_at_start
+
+        if fid is None or fid not in known:
+            return []
+        tr = next((t for t in tracks if t.id == fid), None)
+        rest = self.rest_means(t0).get(fid)
+        if tr is None or rest is None:
+            return []
+        later = [c.t for c in contacts if fid in (c.a, c.b) and c.t > known[fid] + 1e-9]
+        found = turned_at_start(tr, rest, self._rest_sigma(), known[fid], tracks, self.gap_sigma(flick), self.referee.k,
+                                t_until=min(later) - 1e-6 if later else None)
+        if not found:
+            return []
+        new = [(b, g) for b, g in found if not any({fid, b} == {c.a, c.b} for c in contacts)]
+        t = known[fid]
+        if len(found) == 1 and new:
+            return [Contact(t, fid, new[0][0], new[0][1], START_SURE)]
+        # (several within reach, or one already seen touched there: each other one may have turned it)
+        return [Contact(t, fid, b, g, START_UNSURE) for b, g in new]
 
     def _pushed(self, flick: Flick, t0: float, a: int, b: int, t: float) -> float:
         """How far resting piece ``b`` moved on away from ``a`` after ``t`` (its rest position after

@@ -311,6 +311,48 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
     return sorted(out.values(), key=lambda c: c.t)
 
 
+def turned_at_start(track: Track, rest_xy, rest_sigma: float, t_left: float, targets: list[Track], sigma: float,
+                    k: float, t_until: float | None = None) -> list[tuple[int, float]] | None:
+    """The pieces that can have turned ``track`` between its rest and its first sample away: a
+    sliding piece runs straight, so its first straight stretch (:func:`straight_segments` of its
+    samples after ``t_left`` s and before ``t_until``, at least three, each of σ ``sigma`` mm)
+    carried back passes through where it rested (``rest_xy``, σ ``rest_sigma`` mm), unless
+    something turned it there. None when it does (within ``k`` σ of the offset, the line's own σ and
+    the rest's) or too few samples tell; else [(target id, edge gap at rest mm)] for the targets
+    within the first chord's length of it at rest (where it can have gone before the turn), nearest
+    first (empty: none within reach)."""
+    ts, xy = track.trajectory()
+    m = ts > t_left + 1e-9
+    if t_until is not None:
+        m &= ts <= t_until + 1e-9
+    P = xy[m]
+    if len(P) < 3:
+        return None
+    w = np.full(len(P), 1.0 / max(sigma, 1e-3) ** 2)
+    i, j = straight_segments(P, w)[0]
+    if j - i < 3 or i != 0:
+        return None
+    c, u, n, W, Sss, chi2 = _line_fit(P[i:j], w[i:j])
+    rest = np.asarray(rest_xy, float)
+    s_rest = float((rest - c) @ u)
+    if s_rest * float((P[j - 1] - P[0]) @ u) > 0 and abs(s_rest) < abs(float((P[0] - c) @ u)):
+        return None  # (the rest lies within the stretch: no start to tell from it)
+    off = float((rest - c) @ n)
+    scale = max(1.0, float(np.sqrt(chi2 / (j - i - 2)))) if j - i > 2 else 1.0
+    s_off = float(np.sqrt(scale ** 2 * (1.0 / W + s_rest ** 2 / max(Sss, 1e-9)) + rest_sigma ** 2))
+    if abs(off) <= k * s_off:
+        return None
+    reach = float(np.linalg.norm(P[0] - rest)) + k * s_off
+    out = []
+    for tgt in targets:
+        if tgt.id == track.id:
+            continue
+        gap = float(np.linalg.norm(_interp(tgt, t_left) - rest)) - track.radius - tgt.radius
+        if gap <= reach:
+            out.append((tgt.id, gap))
+    return sorted(out, key=lambda x: x[1])
+
+
 def chain(contacts: list[Contact], start: int) -> list[int]:
     """Every piece set in motion, directly or through others, by ``start``, in order of contact."""
     reached = [start]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.contacts import ContactConfig, deflected_by, kinked_by, noise_config, table_contacts
+from vision.contacts import ContactConfig, deflected_by, kinked_by, noise_config, table_contacts, turned_at_start
 from vision.track import Track
 
 DT = 1 / 30
@@ -329,6 +329,26 @@ def test_a_bounce_inside_one_interval_is_seen_across_the_two_chords_it_splits():
     # a ball that runs straight on past the disc, 10 mm clear, turns nowhere: nothing
     straight = track(1, [(682.7 - 33.0 * i, 522.6 - 23.3 * i) for i in range(10)], radius=9.5)
     assert deflected_by(straight, [still(2, 543.3, 440.0, 10, radius=25.5)], 0.0, cfg) == []
+
+
+def test_a_turn_between_the_rest_and_the_first_sample_is_a_touch_of_a_piece_within_reach():
+    """A ball (r 9.5) resting 14 mm from a disc is flicked into it and bounces off before the first
+    sample: its straight run afterwards, carried back, passes 9 mm beside where it rested (a game's
+    pass, traced). The disc within reach turned it; a farther disc did not. Flicked straight along
+    that run from its rest, nothing did."""
+    rest = (401.0, 205.0)
+    run = [(409.7, 241.5), (408.9, 272.7), (408.0, 299.3), (407.3, 322.6), (406.5, 345.0), (405.6, 362.7)]
+    ball = track(1, [rest] * 4 + run, radius=9.5)
+    near, far = still(2, 440.3, 222.3, 10, radius=19.0), still(3, 250.0, 205.0, 10, radius=19.0)
+    found = turned_at_start(ball, rest, 0.3, 3 * DT, [near, far], 0.7, 4.5)
+    assert [b for b, _ in found] == [2]
+    assert found[0][1] == pytest.approx(np.hypot(39.3, 17.3) - 28.5, abs=0.1)
+    # the same run from a rest on its own line: a straight start
+    start = (410.8, 205.0)
+    straight = track(1, [start] * 4 + run, radius=9.5)
+    assert turned_at_start(straight, start, 0.3, 3 * DT, [near, far], 0.7, 4.5) is None
+    # too few samples after the start to draw its line
+    assert turned_at_start(track(1, [rest] * 4 + run[:2], radius=9.5), rest, 0.3, 3 * DT, [near], 0.7, 4.5) is None
 
 
 def test_a_second_stop_against_the_piece_it_struck_is_that_piece_again():

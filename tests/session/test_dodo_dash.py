@@ -62,8 +62,10 @@ def test_throws_are_rarely_wrong():
             wrong += 1
     # airborne tokens are seen with σ 3 mm, one sample at a time; the path's fit knows the path far
     # better, but a touch between two frames may still be too close to call and go to a person.
-    # The rates at scale are measured by `tableref bench live`
-    assert wrong <= 1 and right >= 18
+    # The rates at scale are measured by `tableref bench live`. (18 right before the height between
+    # the last sample in the hand and the first in flight was left open: scene 43, a log let go
+    # 3 mm above a racer's top and over it, is asked since, as a log clipping that racer was.)
+    assert wrong == 0 and right >= 17
 
 
 def test_hits_in_the_order_touched_and_pending_ones_wait():

@@ -37,12 +37,11 @@ import numpy as np
 
 from session.core import Flick, Session
 from vision.contacts import Contact, _interp, table_contacts, touched
-
-START_SURE = "turned at the start"  # the first stretch misses the rest: the one piece within reach turned it
-START_UNSURE = "turned at the start, which piece unsure"
 from vision.core import Observation
 
 GAME = "dino-dunk"
+START_SURE = "turned at the start"  # the first stretch misses the rest: the one piece within reach turned it
+START_UNSURE = "turned at the start, which piece unsure"
 
 
 class DinoDunkSession(Session):
@@ -246,11 +245,11 @@ class DinoDunkSession(Session):
         if not found:
             return []
         new = [(b, g) for b, g in found if not any({fid, b} == {c.a, c.b} for c in contacts)]
-        t = known[fid]
+        t = known[fid]  # (touching when it turned it: gap 0)
         if len(found) == 1 and new:
-            return [Contact(t, fid, new[0][0], new[0][1], START_SURE)]
+            return [Contact(t, fid, new[0][0], 0.0, START_SURE)]
         # (several within reach, or one already seen touched there: each other one may have turned it)
-        return [Contact(t, fid, b, g, START_UNSURE) for b, g in new]
+        return [Contact(t, fid, b, 0.0, START_UNSURE) for b, _ in new]
 
     def _pushed(self, flick: Flick, t0: float, a: int, b: int, t: float) -> float:
         """How far resting piece ``b`` moved on away from ``a`` after ``t`` (its rest position after

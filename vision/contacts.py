@@ -333,10 +333,12 @@ def turned_at_start(track: Track, rest_xy, rest_sigma: float, t_left: float, tar
     if j - i < 3 or i != 0:
         return None
     c, u, n, W, Sss, chi2 = _line_fit(P[i:j], w[i:j])
+    if float((P[j - 1] - P[0]) @ u) < 0:  # (along the motion)
+        u = -u
     rest = np.asarray(rest_xy, float)
     s_rest = float((rest - c) @ u)
-    if s_rest * float((P[j - 1] - P[0]) @ u) > 0 and abs(s_rest) < abs(float((P[0] - c) @ u)):
-        return None  # (the rest lies within the stretch: no start to tell from it)
+    if s_rest >= float((P[0] - c) @ u):
+        return None  # (the rest is not behind the stretch's first sample: no start to tell from it)
     off = float((rest - c) @ n)
     scale = max(1.0, float(np.sqrt(chi2 / (j - i - 2)))) if j - i > 2 else 1.0
     s_off = float(np.sqrt(scale ** 2 * (1.0 / W + s_rest ** 2 / max(Sss, 1e-9)) + rest_sigma ** 2))

@@ -180,11 +180,12 @@ class DinoDunkSession(Session):
         # from it, may have brushed it as it left (a passed ball: the first disc it touched catches
         # it; a disc: it struck it): in doubt; the flicked piece was set moving by the finger alone
         fid = self._id(flicked)
+        rest = self.rest_means(t0)
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
                                   graze=self.referee.k,
-                                  flicked=frozenset(k for k in (fid,) if k is not None), rest=self.rest_means(t0))
+                                  flicked=frozenset(k for k in (fid,) if k is not None), rest=rest)
         names = {tr.id: (tr.name or f"#{tr.id}") for tr in tracks}
-        contacts = contacts + self._turned_at_start(flick, fid, known, tracks, contacts, t0)
+        contacts = contacts + self._turned_at_start(flick, fid, known, tracks, contacts, rest.get(fid))
         doubt = [c for c in contacts if c.evidence in ("brushed", START_UNSURE) or
                  (c.evidence == "touched" and c.gap_mm > -band and not moved.get(c.b, False))]
         # the doubtful ones between discs measured again on the fitted paths (σ from the fits, not one
@@ -226,8 +227,9 @@ class DinoDunkSession(Session):
                            "sigma_mm": round(sigma[c], 3), "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
         return [c for c in contacts if c not in doubt], contacts, tracks, names, t0
 
-    def _turned_at_start(self, flick: Flick, fid, known: dict, tracks: list, contacts: list, t0: float) -> list:
-        """Contacts of the flicked piece ``fid`` in its first interval from rest, seen only as its
+    def _turned_at_start(self, flick: Flick, fid, known: dict, tracks: list, contacts: list, rest) -> list:
+        """Contacts of the flicked piece ``fid`` (at rest at ``rest`` before the flick, mat mm) in its
+        first interval from rest, seen only as its
         first straight stretch missing where it rested (:func:`vision.contacts.turned_at_start`): a
         piece it had no other contact with, alone within reach, turned it ("turned at the start");
         of several, each may have (``START_UNSURE``: a person is asked). None found otherwise."""
@@ -236,7 +238,6 @@ class DinoDunkSession(Session):
         if fid is None or fid not in known:
             return []
         tr = next((t for t in tracks if t.id == fid), None)
-        rest = self.rest_means(t0).get(fid)
         if tr is None or rest is None:
             return []
         later = [c.t for c in contacts if fid in (c.a, c.b) and c.t > known[fid] + 1e-9]

@@ -330,7 +330,7 @@ def turned_at_start(track: Track, rest_xy, rest_sigma: float, t_left: float, tar
         return None
     w = np.full(len(P), 1.0 / max(sigma, 1e-3) ** 2)
     i, j = straight_segments(P, w)[0]
-    if j - i < 3 or i != 0:
+    if j - i < 3:
         return None
     c, u, n, W, Sss, chi2 = _line_fit(P[i:j], w[i:j])
     if float((P[j - 1] - P[0]) @ u) < 0:  # (along the motion)

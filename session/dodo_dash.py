@@ -2167,11 +2167,11 @@ class DodoDashSession(Session):
         if len(near) != 1:
             return calls
         c = calls[near[0][0]]
-        # a sure call stays, but for a "no" that rests on where the path came closest while the
-        # spin changed: between two samples the path is drawn straight, and a touch there is what
-        # turned it
-        in_change = c.margin < 0 and c.t is not None and ch[0] - 1e-9 <= c.t <= ch[1] + 1e-9 \
-            and c.evidence in ("path", "landed on")
+        # a sure call stays, but for a "no" that rests on where the path came closest, or where it
+        # landed: within the samples' reach while the spin changed, the path drawn straight
+        # between two samples is no surer than they are, and a touch there is what turned it
+        # (a log struck a racer sliding on after its landing: "no" by the landing, tuning seed 4)
+        in_change = c.margin < 0 and c.t is not None and c.evidence in ("path", "landed on")
         if abs(c.margin) > k * max(c.sigma, 1e-3) and not in_change:
             return calls
         t_touch = ch[0] if c.t_first is None else min(max(ch[0], c.t_first), ch[1])

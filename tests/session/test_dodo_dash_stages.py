@@ -184,6 +184,28 @@ def test_a_token_that_starts_to_turn_beside_one_racer_alone_touched_it(session, 
         assert 0.1 <= call.detail["t"] <= 0.25 and order == ["racer-1"]
 
 
+def test_a_sure_no_from_the_landing_gives_way_to_a_spin_change_beside_that_racer_alone(session):
+    """Racer-1's call is a sure "no" from where the token landed (2.5 mm off its edge, before the
+    spin changed); sliding past it within the samples' reach the token starts to turn, racer-1 alone
+    there: the touch turned it (a log struck a racer sliding on after its landing)."""
+    from dataclasses import replace
+
+    smp = samples(slide(), lambda t: 0.0)
+    smp = replace(smp, ang=spun_from(0.2)(smp.t))
+    path = session.fit_path(smp, "egg", RACER_H)
+    r, q = racer(1, 100.0, 26.0)
+    landed = RacerCall("racer-1", -2.5, 0.0, 0.3, "landed on", None)   # 8 σ: sure, and before the change
+    k = session.referee.k
+    assert abs(landed.margin) > k * landed.sigma
+    (call,) = session.spin_touch(path, [landed], [r], {r.id: q}, EGG_R)
+    assert call.evidence.startswith("spun by a touch") and call.margin > k * call.sigma
+    assert 0.1 <= call.t <= 0.25
+    # out of the token's reach between the samples (20 mm off the edge): the "no" stands
+    r2, q2 = racer(2, 100.0, 43.5)
+    far = RacerCall("racer-2", -20.0, 0.0, 0.3, "landed on", None)
+    assert session.spin_touch(path, [far], [r2], {r2.id: q2}, EGG_R) == [far]
+
+
 @pytest.mark.parametrize("rate, touched", [
     (300.0, "racer-1"),    # counter-clockwise: its edge slid along a racer on its left (+y)
     (-300.0, "racer-2"),   # clockwise: on its right

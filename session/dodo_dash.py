@@ -2248,8 +2248,6 @@ class DodoDashSession(Session):
         racer: each racer touched for sure that can have come before the first racer touched for
         sure (its ``tied``) is asked, placed at the first's time ("touched before" it, as
         :meth:`asked_before` asks): which came first the camera cannot tell."""
-        from dataclasses import replace
-
         first = next((v for v in verdicts if v.detail.get("tied")), None)
         if first is None:
             return list(verdicts)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from session.core import Flick, Session
-from vision.contacts import Contact, _interp, table_contacts, touched
+from vision.contacts import Contact, _interp, table_contacts, touched, turned_at_start
 from vision.core import Observation
 
 GAME = "dino-dunk"
@@ -233,8 +233,6 @@ class DinoDunkSession(Session):
         first straight stretch missing where it rested (:func:`vision.contacts.turned_at_start`): a
         piece it had no other contact with, alone within reach, turned it ("turned at the start");
         of several, each may have (``START_UNSURE``: a person is asked). None found otherwise."""
-        from vision.contacts import turned_at_start
-
         if fid is None or fid not in known:
             return []
         tr = next((t for t in tracks if t.id == fid), None)

@@ -11,6 +11,8 @@ Pieces that appear or vanish (a hand placing a piece, an occlusion) do not count
 that was moving when it went unseen (a detector drop-out in the blur of a fast slide) keeps the table
 moving for up to ``gap_frames`` frames, and keeps its history for them: one missed frame of a
 sliding disc must not read as the table at rest (the flick would be judged before it was over).
+Those frames count towards ``settle_frames`` when nothing seen moved in them: a piece that is not
+back when its gap is over leaves a table that has been still since it went unseen.
 """
 
 from __future__ import annotations
@@ -87,13 +89,18 @@ class Motion:
         self.moving_ids = moving
         self.stepped_ids = stepped  # moved since the previous frame itself
         event = None
+        # the frames in which only pieces unseen since they moved count as moving are still frames
+        # of every piece seen: when the gap allowance is over and they are not back, the table has
+        # been still since they went unseen
+        if any(tid in seen for tid in moving):
+            self.still_frames = 0
+        else:
+            self.still_frames += 1
         if moving:
             if self.at_rest:
                 event = "started"
             self.at_rest = False
-            self.still_frames = 0
         else:
-            self.still_frames += 1
             if not self.at_rest and self.still_frames >= cfg.settle_frames:
                 self.at_rest = True
                 event = "settled"

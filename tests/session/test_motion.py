@@ -85,4 +85,19 @@ def test_a_piece_that_vanishes_at_rest_or_for_long_is_no_motion():
     gone = [[(1, 100, 100), (2, 300, 100)]] * 4 + [[(1, 130, 100), (2, 300, 100)]] + [[(2, 300, 100)]] * 10
     events, m = run(gone)
     assert events.index("started") == 4
-    assert events.index("settled") == 4 + m.config.gap_frames + m.config.settle_frames
+    # the frames of its gap allowance were still frames of the piece seen: the table settles on the
+    # first frame after the allowance, not settle_frames later
+    assert m.config.settle_frames <= m.config.gap_frames + 1
+    assert events.index("settled") == 4 + m.config.gap_frames + 1
+
+
+def test_a_piece_seen_moving_during_the_gap_of_a_lost_one_waits_its_settle_frames():
+    # track 1 is lost moving after frame 4; track 2 slides on until frame 6 and stops there: the
+    # still frames count from track 2's last step, whatever track 1's gap allowance
+    frames = [[(1, 100, 100), (2, 300, 100)]] * 4 + [[(1, 130, 100), (2, 330, 100)]] + \
+        [[(2, 360, 100)], [(2, 390, 100)]] + [[(2, 390, 100)]] * 10
+    events, m = run(frames, config=MotionConfig(settle_frames=5, gap_frames=2))
+    # frame 7 still sees frame 6's step against frame 5 (window 2): still from frame 8, settled at 12
+    assert events.index("settled") == 12
+    events, m = run(frames, config=MotionConfig(settle_frames=2, gap_frames=2))
+    assert events.index("settled") == 9  # (the gap, frames 5-6, is over before that)

@@ -364,6 +364,10 @@ class RealDetector:
         self.found: dict = {}  # kind -> frames with a find of it while a piece of it (not a racer) was there
         self._cache = {}
 
+    def set_reference(self, image) -> None:
+        """The table at rest before the action (:meth:`vision.detect.Detector.set_reference`)."""
+        self.detector.set_reference(image)
+
     def render(self, scene, index: int):
         key = id(scene.pieces)
         if key not in self._cache:  # still frames share their Scene's pieces: render once

@@ -124,6 +124,13 @@ class Session:
     beside_moved_mm = 5.0  # ... having moved more than this ...
     beside_s = 0.5  # ... from this long before it appeared: the name given to the new one is in doubt
     revisit_s: float | None = None  # a pending call gets a second look this long after its settle, the table still (None: none)
+    # a game whose pieces arrive during an action (a thrown token) hands its detector the table at
+    # rest before it (the detector's ``set_reference``, where it has one): the first frame at rest
+    # while an action is awaited (a new one, or the same once a flick was judged), and the last
+    # frame at rest before each motion: what arrived is told from a shadow by not having been there
+    # (vision.detect.Detector.set_reference), though it arrived unseen
+    reference_at_rest = False
+    _reference_key = None
 
     def __init__(self, board, detector, *, game=None, specs=None, referee=None, transform=None,
                  tracker: TrackerConfig | None = None, motion: MotionConfig | None = None,
@@ -381,6 +388,14 @@ class Session:
         image = getattr(frame, "image", None)
         rec = FrameRecord(int(obs.frame_index), float(obs.timestamp), image, obs)
         event = self.motion.update(self.motion_observation(obs))
+        if self.reference_at_rest:
+            if event == "started" and self._buffer:
+                self._set_reference(self._buffer[-1])
+            elif self.motion.at_rest and self._flick is None:
+                key = (len(self.flicks), repr(self.expecting()))
+                if key != self._reference_key:
+                    self._reference_key = key
+                    self._set_reference(rec)
         if event == "started" and self._flick is None:
             self._start(rec)
         elif event is None and self._flick is None and self.motion.at_rest and self.pending is None \
@@ -413,6 +428,13 @@ class Session:
         self._prune()
         self._look_again()
         return self.events[n_before:]
+
+    def _set_reference(self, rec: FrameRecord) -> None:
+        """Hand the detector ``rec``'s image (the last frame at rest, before the motion that just
+        started) as its reference, where the detector takes one and the frame has an image."""
+        set_reference = getattr(self.detector, "set_reference", None)
+        if callable(set_reference) and rec.image is not None:
+            set_reference(rec.image)
 
     def run(self, frames) -> list[dict]:
         """Step through an iterable of frames; all the events."""

@@ -237,6 +237,7 @@ class HeightlessReach:
 
 class DodoDashSession(Session):
     GAME = GAME
+    reference_at_rest = True  # a token lands where the table was at rest: the detector tells it from a shadow
 
     def new_game(self, **setup):
         """The engine's race on this board: unless ``layout`` is given, the track the engine picks

@@ -249,6 +249,7 @@ def _camera_detector(board, transform, background=None):
         return det(frame.image, frame_index=int(frame.index), timestamp=float(frame.timestamp))
 
     detector.name = f"vision.detect.Detector ({det.method})"
+    detector.set_reference = det.set_reference  # (a session whose pieces arrive during an action hands it the table at rest)
     return detector
 
 

@@ -75,6 +75,8 @@ class BlobConfig:
     regroup_reach: float = 0.0
     absorb_margin_mm: float = 2.0
     dark_floor: float = 0.5
+    reference_diff: float = 0.0
+    reference_ratio: float = 0.85
     texture_low: float = 0.0
     texture_residual: float = 6.0
     texture_window: int = 5

@@ -337,14 +337,17 @@ def static_blocks(board, kinds: dict, transform: MatTransform) -> list[np.ndarra
 def classical_candidates(frame: np.ndarray, transform: MatTransform, board, background: Background,
                          kinds: list[RoundKind], config: DetectConfig, maps: dict | None = None,
                          static_mask: np.ndarray | None = None, out: dict | None = None,
-                         dark_floor: float | None = None) -> Candidates:
+                         dark_floor: float | None = None, reference: tuple | None = None) -> Candidates:
     """Round-piece candidates from the empty-mat difference, in mat mm. ``maps``: a cache of
     :func:`plane_maps` kept by the caller (one per height; the transform must not change).
     ``static_mask``: (H, W) image px, non-zero on the board's fixed blocks (:func:`static_blocks`),
     which are not pieces. ``out``: if given, ``out["mask"]`` receives the (H, W) uint8 image px
     foreground mask, hands and fixed blocks removed (the non-round path, :mod:`vision.blobs`, starts
     from it), and with ``dark_floor`` ``out["dark"]`` the same mask with that shadow floor (see
-    :meth:`Background.foreground_small_floors`)."""
+    :meth:`Background.foreground_small_floors`); with ``reference`` (the table at rest, through
+    :meth:`Background._shrink`, float32; the least colour distance; the most brightness ratio to
+    the empty mat) the pixels darker than that ratio that differ from the reference by more than
+    that distance are added to ``out["dark"]`` (:meth:`Detector.set_reference`)."""
     import cv2
 
     shrunk = background._shrink(frame)  # (the hands' colours are read from it too)
@@ -353,6 +356,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     else:
         small, small_dark = background.foreground_small(frame, config.diff_threshold, shrunk), None
     mask = background.foreground(frame, config.diff_threshold, small)
+    if small_dark is not None and reference is not None:
+        small_dark = small_dark | _arrived_dark(shrunk, background, *reference)
     dark = background.foreground(None, config.diff_threshold, small_dark, frame.shape) if small_dark is not None else None
     if dark is not None and static_mask is not None:
         dark[static_mask > 0] = 0
@@ -476,6 +481,19 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool),
                       hand_masks)
+
+
+def _arrived_dark(shrunk: np.ndarray, background: "Background", reference: np.ndarray, distance: float,
+                  ratio: float) -> np.ndarray:
+    """(uint8 0 / 255 at the background's scale) The pixels of ``shrunk`` (the frame through
+    :meth:`Background._shrink`) darker than ``ratio`` of the empty mat's light (what a shadow floor
+    explains away) whose colour is more than ``distance`` grey levels from ``reference`` (the
+    table at rest, shrunk alike, float32): something of a shadow's colour that was not there then."""
+    f = shrunk.astype(np.float32)
+    light = np.einsum("ijk,ijk->ij", f, background._b) * background._inv_bb
+    d = f - reference
+    changed = np.einsum("ijk,ijk->ij", d, d) > distance * distance
+    return ((light < ratio) & changed).view(np.uint8) * np.uint8(255)
 
 
 def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin: tuple,
@@ -843,11 +861,26 @@ class Detector:
         self.cpu_ms: dict = {}
         self.occluders = np.zeros((0, 4))
         self.reuse = reuse
+        self._reference = None  # the table at rest before the action (set_reference), shrunk as the empty mat
         self._cache = None  # (frame, rough xy, kinds, Refined) of the last call, for unchanged pieces
         self._attr_cache = None  # (frame, xy, kinds, attributes) of the last call
         self.reused = 0
         self.attributes_reused = 0
         self.attributes_moving = 0
+
+    def set_reference(self, image: np.ndarray | None) -> None:
+        """The table at rest before the action now awaited (BGR image px, the frames' size), or None:
+        the classical path's proposals then also hold what is darker than the empty mat and was not
+        there at rest (``blobs.reference_diff``): a piece of a shadow's colour that arrived (a dark
+        token landed on a mat of its hue), which the empty-mat difference alone explains as a
+        shadow. Only the classical path with its non-round classifier reads it."""
+        if image is None or self.background is None:
+            self._reference = None
+            return
+        if image.shape != self.background.shape:
+            raise DetectError(f"the reference is {image.shape[1]}x{image.shape[0]} but the empty mat was captured at "
+                              f"{self.background.shape[1]}x{self.background.shape[0]}")
+        self._reference = self.background._shrink(image).astype(np.float32)
 
     def __call__(self, frame: np.ndarray, frame_index: int = -1, timestamp: float = 0.0) -> Observation:
         c0 = time.process_time()
@@ -865,9 +898,11 @@ class Detector:
         else:
             aux: dict = {}
             bc = self.blob_config if self.blob_model is not None or self.keep_proposals else None
+            dark_floor = bc.dark_floor if bc is not None and bc.dark_floor else None
+            ref = (self._reference, bc.reference_diff, bc.reference_ratio) \
+                if dark_floor is not None and self._reference is not None and bc.reference_diff > 0 else None
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
-                                        self._maps, self._static_mask, out=aux,
-                                        dark_floor=bc.dark_floor if bc is not None and bc.dark_floor else None)
+                                        self._maps, self._static_mask, out=aux, dark_floor=dark_floor, reference=ref)
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         t2, c2 = time.perf_counter(), time.process_time()

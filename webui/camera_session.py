@@ -54,6 +54,10 @@ class VisionDetector:
     def __call__(self, frame, quality: str = "full"):
         return self.detector(frame.image, int(frame.index), float(frame.t))
 
+    def set_reference(self, image) -> None:
+        """The table at rest before the action (:meth:`vision.detect.Detector.set_reference`)."""
+        self.detector.set_reference(image)
+
 
 def _is_demo(app) -> bool:
     return "tableref.demo" in app.extensions or app.config.get("SOURCE", "") == "sim (demo)"

@@ -77,6 +77,7 @@ class BlobConfig:
     dark_floor: float = 0.5
     reference_diff: float = 0.0
     reference_ratio: float = 0.85
+    reference_open_px: float = 0.0
     texture_low: float = 0.0
     texture_residual: float = 6.0
     texture_window: int = 5

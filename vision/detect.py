@@ -346,8 +346,9 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     from it), and with ``dark_floor`` ``out["dark"]`` the same mask with that shadow floor (see
     :meth:`Background.foreground_small_floors`); with ``reference`` (the table at rest, through
     :meth:`Background._shrink`, float32; the least colour distance; the most brightness ratio to
-    the empty mat) the pixels darker than that ratio that differ from the reference by more than
-    that distance are added to ``out["dark"]`` (:meth:`Detector.set_reference`)."""
+    the empty mat; the opening, image px) the pixels darker than that ratio that differ from the
+    reference by more than that distance are added to ``out["dark"]`` (:func:`_arrived_dark`,
+    :meth:`Detector.set_reference`)."""
     import cv2
 
     shrunk = background._shrink(frame)  # (the hands' colours are read from it too)
@@ -484,16 +485,22 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
 
 
 def _arrived_dark(shrunk: np.ndarray, background: "Background", reference: np.ndarray, distance: float,
-                  ratio: float) -> np.ndarray:
+                  ratio: float, open_px: float = 0.0) -> np.ndarray:
     """(uint8 0 / 255 at the background's scale) The pixels of ``shrunk`` (the frame through
     :meth:`Background._shrink`) darker than ``ratio`` of the empty mat's light (what a shadow floor
     explains away) whose colour is more than ``distance`` grey levels from ``reference`` (the
-    table at rest, shrunk alike, float32): something of a shadow's colour that was not there then."""
+    table at rest, shrunk alike, float32): something of a shadow's colour that was not there then;
+    opened by ``open_px`` image px (a token's body stays, the thin rims of shadows that would join
+    neighbouring pieces into one blob do not)."""
+    import cv2
+
     f = shrunk.astype(np.float32)
     light = np.einsum("ijk,ijk->ij", f, background._b) * background._inv_bb
     d = f - reference
     changed = np.einsum("ijk,ijk->ij", d, d) > distance * distance
-    return ((light < ratio) & changed).view(np.uint8) * np.uint8(255)
+    out = ((light < ratio) & changed).view(np.uint8) * np.uint8(255)
+    k = int(round(open_px * background.scale))
+    return cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)) if k > 1 else out
 
 
 def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin: tuple,
@@ -899,7 +906,7 @@ class Detector:
             aux: dict = {}
             bc = self.blob_config if self.blob_model is not None or self.keep_proposals else None
             dark_floor = bc.dark_floor if bc is not None and bc.dark_floor else None
-            ref = (self._reference, bc.reference_diff, bc.reference_ratio) \
+            ref = (self._reference, bc.reference_diff, bc.reference_ratio, bc.reference_open_px) \
                 if dark_floor is not None and self._reference is not None and bc.reference_diff > 0 else None
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
                                         self._maps, self._static_mask, out=aux, dark_floor=dark_floor, reference=ref)

@@ -54,6 +54,21 @@ def test_what_is_darker_than_the_mat_and_was_not_there_at_rest_is_marked():
     assert not _arrived_dark(bg._shrink(rest), bg, ref, 25.0, 0.85).any()
 
 
+def test_the_opening_keeps_a_token_and_drops_a_thin_rim():
+    mat, rest, now = _tables()
+    now = now.astype(np.float32)
+    now[60:63, 20:80] *= 0.55  # a new shadow's thin rim (3 px)
+    now = np.clip(now, 0, 255).astype(np.uint8)
+    bg = Background(mat, 1.5, scale=0.5)
+    ref = bg._shrink(rest).astype(np.float32)
+    plain = _small(bg, _arrived_dark(bg._shrink(now), bg, ref, 25.0, 0.85))
+    opened = _small(bg, _arrived_dark(bg._shrink(now), bg, ref, 25.0, 0.85, open_px=10.0))
+    rim = np.zeros((H, W), bool)
+    rim[60:63, 30:70] = True
+    assert plain[rim].mean() > 0.5 and not opened[rim].any()
+    assert opened[_disc(90, 30, 4)].all()  # the landed token's body stays
+
+
 def test_a_meteorite_on_the_tan_is_found_with_the_table_at_rest_as_reference():
     """dodo-dash/throws seed 0 scene 108 (a tuning scene), rendered: the Meteorite lies on the tan
     beside a racer, a shadow's colour there; the classical detector finds it only with the
@@ -80,3 +95,32 @@ def test_a_meteorite_on_the_tan_is_found_with_the_table_at_rest_as_reference():
     assert not [d for d in meteorites() if d < 15.0]
     with pytest.raises(DetectError, match="reference is 10x10"):
         det.set_reference(np.zeros((10, 10, 3), np.uint8))
+
+
+def test_shadow_rims_that_arrived_do_not_join_a_log_to_two_racers():
+    """Scene 199 (seed 0, a tuning scene): a Log landed between two racers; the pixels that
+    arrived since frame 17 hold its shadow's rims, which unopened join the Log and both racers into
+    one blob (two racers found, no Log); opened, the Log is found as it is without a reference."""
+    import dataclasses
+
+    from session.bench import RealDetector, _frames
+    from sim.suites import _board, make_scenario
+
+    scn = make_scenario("dodo-dash/throws", 199, 0)
+    board = _board(scn.board)
+    real = RealDetector(board, scn.initial, seed=199)
+    det = real.detector
+    det.reuse = False
+    frames = [f for f, _ in _frames(scn, 0.5, 30.0)]
+    image = real.render(frames[20].scene, frames[20].index)
+    p = frames[20].scene.by_id()[scn.meta["projectile_id"]]
+
+    def logs():
+        obs = det(image)
+        return [float(np.hypot(*(xy - (p.x, p.y)))) for k, xy in zip(obs.kind, obs.xy) if k == "log"]
+
+    assert min(logs()) < 15.0  # no reference
+    det.set_reference(real.render(frames[17].scene, frames[17].index))
+    assert det.blob_config.reference_open_px >= 10.0 and min(logs()) < 15.0
+    det.blob_config = dataclasses.replace(det.blob_config, reference_open_px=0.0)
+    assert not [d for d in logs() if d < 15.0]

@@ -82,3 +82,13 @@ def test_a_dino_dunk_session_hands_no_reference():
                    board="dino-dunk/tropic-turf")
     assert len(s.flicks) == 1
     assert det.references == []
+
+
+def test_the_camera_sessions_detector_passes_the_reference_on():
+    from webui.camera_session import VisionDetector
+
+    got = []
+    inner = type("Inner", (), {"set_reference": lambda self, image: got.append(image)})()
+    image = np.zeros((4, 4, 3), np.uint8)
+    VisionDetector(inner).set_reference(image)
+    assert got == [image]

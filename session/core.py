@@ -126,9 +126,10 @@ class Session:
     revisit_s: float | None = None  # a pending call gets a second look this long after its settle, the table still (None: none)
     # a game whose pieces arrive during an action (a thrown token) hands its detector the table at
     # rest before it (the detector's ``set_reference``, where it has one): the first frame at rest
-    # while an action is awaited (a new one, or the same once a flick was judged), and the last
-    # frame at rest before each motion: what arrived is told from a shadow by not having been there
-    # (vision.detect.Detector.set_reference), though it arrived unseen
+    # while an action is awaited, and the last frame at rest before each motion: what arrived is
+    # told from a shadow by not having been there (vision.detect.Detector.set_reference), though it
+    # arrived unseen. Not renewed when a flick is judged: the frames after its settle still tell
+    # the token that landed from a shadow.
     reference_at_rest = False
     _reference_key = None
 
@@ -392,7 +393,7 @@ class Session:
             if event == "started" and self._buffer:
                 self._set_reference(self._buffer[-1])
             elif self.motion.at_rest and self._flick is None:
-                key = (len(self.flicks), repr(self.expecting()))
+                key = repr(self.expecting())
                 if key != self._reference_key:
                     self._reference_key = key
                     self._set_reference(rec)

@@ -65,15 +65,26 @@ def _log_at(i):
     return _racers() + [PieceState("log", "log", x, 200.0, 9.0, 18.0, size=(40.0, 18.0))]
 
 
-def test_a_dodo_dash_session_hands_the_table_at_rest_before_the_throw_and_after_its_call():
+def test_a_dodo_dash_session_hands_the_table_at_rest_before_the_throw():
     s, det = _play(DodoDashSession, _StubDodoDash({"projectile": "log"}), _log_at, 50)
     assert len(s.flicks) == 1 and s.flicks[0].t_settle is not None
-    settled = s.flicks[0].index_settle
     # the first frame (a throw awaited, the table at rest); the last frame at rest before the
-    # motion (frame 20's step is seen on frame 21); once the throw was called, the first frame at
-    # rest after it (the same throw awaited again by the stub engine: a new wait)
+    # motion (frame 20's step is seen on frame 21); then, the throw called and applied, nothing is
+    # awaited: a new wait, the first frame at rest after the settle
+    assert s.expecting() is None and s.flicks[0].status == "applied"
     assert det.references[:2] == [0, 20]
-    assert len(det.references) == 3 and det.references[2] > settled
+    assert len(det.references) == 3 and det.references[2] > s.flicks[0].index_settle
+
+
+def test_a_new_wait_renews_the_reference():
+    game = _StubDodoDash({"projectile": "log"})
+    det = Recording()
+    s = DodoDashSession(_board(BOARD), det, game=game)
+    for i in range(12):
+        if i == 6:
+            game.meta = {"projectile": "banana"}  # the engine now awaits another throw
+        s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, _log_at(0), i / 30), image=np.full((4, 4, 3), i, np.uint8)))
+    assert det.references == [0, 6]
 
 
 def test_a_dino_dunk_session_hands_no_reference():
@@ -92,3 +103,13 @@ def test_the_camera_sessions_detector_passes_the_reference_on():
     image = np.zeros((4, 4, 3), np.uint8)
     VisionDetector(inner).set_reference(image)
     assert got == [image]
+
+
+def test_the_same_throw_still_awaited_after_its_call_keeps_the_reference():
+    class Unapplied(_StubDodoDash):  # an engine still awaiting the throw (a call left to a person)
+        def push(self, action):
+            return []
+
+    s, det = _play(DodoDashSession, Unapplied({"projectile": "log"}), _log_at, 50)
+    assert len(s.flicks) == 1 and s.flicks[0].t_settle is not None and s.expecting() is not None
+    assert det.references == [0, 20]  # the frames after the settle still see the table before the throw

@@ -431,8 +431,8 @@ class Session:
         return self.events[n_before:]
 
     def _set_reference(self, rec: FrameRecord) -> None:
-        """Hand the detector ``rec``'s image (the last frame at rest, before the motion that just
-        started) as its reference, where the detector takes one and the frame has an image."""
+        """Hand the detector ``rec``'s image (the table at rest: see ``reference_at_rest``) as its
+        reference, where the detector takes one and the frame has an image."""
         set_reference = getattr(self.detector, "set_reference", None)
         if callable(set_reference) and rec.image is not None:
             set_reference(rec.image)

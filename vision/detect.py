@@ -184,11 +184,19 @@ class Background:
         through :meth:`_shrink`, when the caller has it already."""
         return self.foreground_small_floors(frame, threshold, (0.35,), shrunk)[0]
 
+    def light(self, f: np.ndarray) -> np.ndarray:
+        """The brightness ratio to the empty mat that best explains ``f`` (a frame through
+        :meth:`_shrink`, float32), per pixel: a shadow only scales the mat's colour by it."""
+        # (per-pixel sums over the channels: einsum, which numpy's reductions over a short last axis
+        # are several times slower than)
+        return np.einsum("ijk,ijk->ij", f, self._b) * self._inv_bb
+
     def foreground_small_floors(self, frame: np.ndarray, threshold: float, floors: tuple,
-                                shrunk: np.ndarray | None = None) -> list:
+                                shrunk: np.ndarray | None = None, keep: dict | None = None) -> list:
         """:meth:`foreground_small` for each of ``floors``: the darkest a shadow may make the mat (the
         brightness ratio's lower clip; 0.35 for the round pieces; a higher floor lets a dark piece on
-        a light mat through, and a deep shadow with it)."""
+        a light mat through, and a deep shadow with it). ``keep``: given, it receives the shrunk
+        frame as float32 (``"f"``) and its :meth:`light` (``"light"``)."""
         import cv2
 
         if frame.shape != self.shape:
@@ -199,9 +207,11 @@ class Background:
         f = small.astype(np.float32)
         # a shadow only darkens the mat: the empty mat scaled by the brightness ratio that best explains
         # the frame (0.35..1.15) nearly cancels it, while a piece changes the colour
-        # (per-pixel sums and maxima over the channels: einsum and channel-wise maxima, which numpy's
-        # reductions over a short last axis are several times slower than)
-        ratio = np.einsum("ijk,ijk->ij", f, self._b) * self._inv_bb
+        # (maxima over the channels: channel-wise, which numpy's reductions over a short last axis
+        # are several times slower than)
+        ratio = self.light(f)
+        if keep is not None:
+            keep.update(f=f, light=ratio)
         # anything clearly brighter than the empty mat is a piece too (a pale disc of the mat's own hue)
         up = f - self._b + 1.0
         lift = np.maximum(np.maximum(up[..., 0], up[..., 1]), up[..., 2]) if up.shape[2] == 3 else up.max(axis=2)
@@ -352,13 +362,15 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     import cv2
 
     shrunk = background._shrink(frame)  # (the hands' colours are read from it too)
+    kept: dict = {}
     if dark_floor is not None:
-        small, small_dark = background.foreground_small_floors(frame, config.diff_threshold, (0.35, dark_floor), shrunk)
+        small, small_dark = background.foreground_small_floors(frame, config.diff_threshold, (0.35, dark_floor), shrunk,
+                                                               keep=kept)
     else:
         small, small_dark = background.foreground_small(frame, config.diff_threshold, shrunk), None
     mask = background.foreground(frame, config.diff_threshold, small)
     if small_dark is not None and reference is not None:
-        small_dark = small_dark | _arrived_dark(shrunk, background, *reference)
+        small_dark = small_dark | _arrived_dark(kept["f"], kept["light"], background.scale, *reference)
     dark = background.foreground(None, config.diff_threshold, small_dark, frame.shape) if small_dark is not None else None
     if dark is not None and static_mask is not None:
         dark[static_mask > 0] = 0
@@ -484,22 +496,21 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                       hand_masks)
 
 
-def _arrived_dark(shrunk: np.ndarray, background: "Background", reference: np.ndarray, distance: float,
+def _arrived_dark(f: np.ndarray, light: np.ndarray, scale: float, reference: np.ndarray, distance: float,
                   ratio: float, open_px: float = 0.0) -> np.ndarray:
-    """(uint8 0 / 255 at the background's scale) The pixels of ``shrunk`` (the frame through
-    :meth:`Background._shrink`) darker than ``ratio`` of the empty mat's light (what a shadow floor
-    explains away) whose colour is more than ``distance`` grey levels from ``reference`` (the
-    table at rest, shrunk alike, float32): something of a shadow's colour that was not there then;
-    opened by ``open_px`` image px (a token's body stays, the thin rims of shadows that would join
-    neighbouring pieces into one blob do not)."""
+    """(uint8 0 / 255 at the background's ``scale``) The pixels of ``f`` (the frame through
+    :meth:`Background._shrink`, float32; ``light`` its :meth:`Background.light`) darker than
+    ``ratio`` of the empty mat's light (what a shadow floor explains away) whose colour is more
+    than ``distance`` grey levels from ``reference`` (the table at rest, shrunk alike, float32):
+    something of a shadow's colour that was not there then; opened by ``open_px`` image px (a
+    token's body stays, the thin rims of shadows that would join neighbouring pieces into one blob
+    do not)."""
     import cv2
 
-    f = shrunk.astype(np.float32)
-    light = np.einsum("ijk,ijk->ij", f, background._b) * background._inv_bb
     d = f - reference
     changed = np.einsum("ijk,ijk->ij", d, d) > distance * distance
     out = ((light < ratio) & changed).view(np.uint8) * np.uint8(255)
-    k = int(round(open_px * background.scale))
+    k = int(round(open_px * scale))
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)) if k > 1 else out
 
 

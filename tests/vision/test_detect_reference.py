@@ -36,11 +36,16 @@ def _small(bg, mask):
     return cv2.resize(mask, (W, H), interpolation=cv2.INTER_NEAREST) > 0
 
 
+def _arrived(bg, frame, ref, *args, **kw):
+    f = bg._shrink(frame).astype(np.float32)
+    return _arrived_dark(f, bg.light(f), bg.scale, ref, *args, **kw)
+
+
 def test_what_is_darker_than_the_mat_and_was_not_there_at_rest_is_marked():
     mat, rest, now = _tables()
     bg = Background(mat, 1.5, scale=0.5)
     ref = bg._shrink(rest).astype(np.float32)
-    got = _small(bg, _arrived_dark(bg._shrink(now), bg, ref, 25.0, 0.85))
+    got = _small(bg, _arrived(bg, now, ref, 25.0, 0.85))
     core = lambda cx, cy, r: _disc(cx, cy, r - 3)  # noqa: E731  (the blur softens the rims)
     assert got[core(90, 30, 8)].all()                # the dark token landed: no shadow, it was not there
     assert not got[_disc(30, 30, 12)].any()          # the shadow there at rest
@@ -51,7 +56,7 @@ def test_what_is_darker_than_the_mat_and_was_not_there_at_rest_is_marked():
     plain = _small(bg, bg.foreground_small_floors(now, 20.0, (0.5,))[0])
     assert not plain[core(90, 30, 8)].any()
     # nothing arrived: nothing marked
-    assert not _arrived_dark(bg._shrink(rest), bg, ref, 25.0, 0.85).any()
+    assert not _arrived(bg, rest, ref, 25.0, 0.85).any()
 
 
 def test_the_opening_keeps_a_token_and_drops_a_thin_rim():
@@ -61,8 +66,8 @@ def test_the_opening_keeps_a_token_and_drops_a_thin_rim():
     now = np.clip(now, 0, 255).astype(np.uint8)
     bg = Background(mat, 1.5, scale=0.5)
     ref = bg._shrink(rest).astype(np.float32)
-    plain = _small(bg, _arrived_dark(bg._shrink(now), bg, ref, 25.0, 0.85))
-    opened = _small(bg, _arrived_dark(bg._shrink(now), bg, ref, 25.0, 0.85, open_px=10.0))
+    plain = _small(bg, _arrived(bg, now, ref, 25.0, 0.85))
+    opened = _small(bg, _arrived(bg, now, ref, 25.0, 0.85, open_px=10.0))
     rim = np.zeros((H, W), bool)
     rim[60:63, 30:70] = True
     assert plain[rim].mean() > 0.5 and not opened[rim].any()

@@ -64,6 +64,7 @@ class RefineConfig:
     threads: int = 1
     passes: int = 2
     choice_blur_px: tuple = (1.1,)
+    choice_rescore_blur_px: tuple = (1.1,)
     choice_clip: float = 40.0
     choice_ambiguity: float = 1.2
     neighbour_gap: float = 0.8
@@ -518,15 +519,15 @@ def _exclusion(polys, x0: int, y0: int, w: int, h: int) -> np.ndarray | None:
 
 
 def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTransform, c, radii, h: float,
-                  cfg: "RefineConfig", exclude=()) -> tuple[int, np.ndarray]:
+                  cfg: "RefineConfig", exclude=(), blurs: tuple | None = None) -> tuple[int, np.ndarray]:
     """Which of ``radii`` (mm, one height ``h``) the piece standing at mat mm ``c`` has: the cylinder
     whose outline explains the frame best on the same pixels for every choice (a window 2 px around
     the largest outline, less the inside of the smallest top face, whose print says nothing about
     the size, and less other pieces' pixels ``exclude``). Each choice's top and side colours and the
     mat's brightness are solved linearly, at each blur of ``choice_blur_px`` (the best counts); the
     score is the mean truncated squared residual (grey levels, truncated at ``choice_clip``).
-    ``c`` is one centre (2,) or one per choice (k, 2). Returns the index of the best and the (k,)
-    scores."""
+    ``c`` is one centre (2,) or one per choice (k, 2). ``blurs`` (image px): tried instead of
+    ``choice_blur_px``. Returns the index of the best and the (k,) scores."""
     import cv2
 
     radii = np.asarray(radii, dtype=np.float64).reshape(-1)
@@ -535,7 +536,8 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     centres = np.broadcast_to(np.asarray(c, dtype=np.float64).reshape(-1, 2), (len(radii), 2))
     outlines = _outlines_px(transform, centres, radii, h)
     allpts = np.vstack([hull for _, hull in outlines])
-    pad = int(np.ceil(3 + 2 * max(cfg.choice_blur_px)))
+    blurs = tuple(cfg.choice_blur_px if blurs is None else blurs)
+    pad = int(np.ceil(3 + 2 * max(blurs)))
     H, W = image.shape[:2]
     X0, Y0 = max(int(np.floor(allpts[:, 0].min())) - pad, 0), max(int(np.floor(allpts[:, 1].min())) - pad, 0)
     X1, Y1 = min(int(np.ceil(allpts[:, 0].max())) + pad + 1, W), min(int(np.ceil(allpts[:, 1].max())) + pad + 1, H)
@@ -566,7 +568,7 @@ def radius_choice(image: np.ndarray, background: np.ndarray, transform: MatTrans
     eps = 1e-6 * np.eye(2)
     clip2 = cfg.choice_clip ** 2
     for i, (ct, ch) in enumerate(covs):
-        for blur in cfg.choice_blur_px:  # the image's blur is not known yet: each choice at its best
+        for blur in blurs:  # the image's blur is not known yet: each choice at its best
             at = cv2.GaussianBlur(ct, (0, 0), blur)
             ah = np.maximum(cv2.GaussianBlur(ch, (0, 0), blur), at)
             At, Ah = at[sel], ah[sel]
@@ -932,7 +934,8 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
                 len(fitted) == 1 and sc[order[1]] >= cfg.choice_ambiguity * sc[order[0]]:
             # the fit stayed where the sizes were scored, at their size, and none came close: that choice stands
             return fitted[best][0], best, fitted[best][1], 0.0
-        _, sc2 = radius_choice(image, background, transform, c0, choices[i], height[i], cfg, others)
+        _, sc2 = radius_choice(image, background, transform, c0, choices[i], height[i], cfg, others,
+                               cfg.choice_rescore_blur_px)
         if not np.any(sc2):  # too few pixels there to score the sizes on
             return fitted[best][0], best, fitted[best][1], 0.0
         lim = max(cfg.choice_ambiguity * float(np.min(sc2)), float(sc2[best]))
@@ -955,7 +958,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         ambiguity = cfg.weak_ambiguity if weak[i] else cfg.choice_ambiguity
         for k in good[1:]:
             _, own = radius_choice(image, background, transform, np.vstack([fitted[win][0].c, fitted[k][0].c]),
-                                   [fitted[win][1], fitted[k][1]], height[i], cfg, others)
+                                   [fitted[win][1], fitted[k][1]], height[i], cfg, others, cfg.choice_rescore_blur_px)
             d = float(np.linalg.norm(fitted[win][0].c - fitted[k][0].c))
             close = max(own) < ambiguity * min(own)
             if close and cfg.choice_shrink_px > 0 and fitted[win][1] != fitted[k][1]:

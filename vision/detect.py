@@ -8,7 +8,8 @@ Two detectors find rough positions, one refinement places each round piece at it
 
 - **classical** (OpenCV only): the difference against the empty mat, rectified onto the plane of
   the pieces' tops (``MatTransform.homography(h)``) at ``px_per_mm``; round pieces are the peaks of
-  the distance transform of that mask, their size class the peak's value. Blobs larger than
+  the distance transform of that mask, their size class the peak's value (and, for a small piece
+  against a larger one, the peaks of what the pieces found leave of the mask). Blobs larger than
   ``hand_area_mm2`` are hands and arms, reported as occluders, not pieces.
 - **yolo** (:mod:`vision.yolo`): boxes in image px with a class (every class of the four games,
   see ``vision.detector_data.CLASSES``); the rough mat position of a box is its centre mapped
@@ -81,6 +82,9 @@ class DetectConfig:
     yolo_iou: float = 0.5
     box_sigma_fraction: float = 0.08
     mask_grow_px: float = 0.75
+    remainder_open: float = 0.0
+    merged_smaller: bool = False
+    merged_min_px: float = 0.0
     mask_scale: float = 0.5
     hybrid_kind_conf: float = 0.6
     reuse_mm: float = 3.0
@@ -439,34 +443,39 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         # fill holes (printed art on a top face can match the mat behind it)
         contours, _ = cv2.findContours(top, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(top, contours, -1, 255, thickness=cv2.FILLED)
-        dist = cv2.distanceTransform(top, cv2.DIST_L2, 5)
         rmin = min(kinds[i].radius for i in group) * config.min_radius_fraction * s
-        peaks = (dist >= rmin) & (dist >= cv2.dilate(dist, np.ones((5, 5), np.uint8)) - 1e-3)
-        found = cv2.findNonZero(peaks.view(np.uint8))  # (x, y) in the order of np.nonzero (row by row)
-        xs, ys = np.reshape(found, (-1, 2)).T if found is not None else (np.zeros(0, int), np.zeros(0, int))
-        order = np.argsort(-dist[ys, xs])
-        # the mask reaches past the outline by about mask_grow_px image px (blur and threshold)
-        grow_mm = config.mask_grow_px * transform.mm_per_px(np.column_stack([xs / s + ox, ys / s + oy]), height) \
-            if len(xs) else np.zeros(0)
-        for j in order:
-            mx_mm, my_mm, r = xs[j] / s + ox, ys[j] / s + oy, dist[ys[j], xs[j]] / s
-            r -= float(grow_mm[j])
-            if any((mx_mm - tx) ** 2 + (my_mm - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
-                continue
-            fits = [(abs(kinds[i].radius - r), i) for i in group
-                    if kinds[i].radius * config.min_radius_fraction <= r <= kinds[i].radius * config.max_radius_fraction]
-            if not fits:
-                continue
-            _, best = min(fits)
-            taken.append((mx_mm, my_mm, kinds[best].radius))
+        new = _peaks(top, transform, height, group, kinds, taken, s, origin, rmin, config)
+        if config.remainder_open > 0 and new:
+            # a small piece against a larger one makes one part of the mask whose distance ridge rises
+            # into the larger: no peak of its own. What the pieces found leave of the part (each
+            # one's top face cleared, grown by the mask's reach), opened, is looked at again
+            rest = top.copy()
+            for tx, ty, tr, *_ in new:
+                grow = config.mask_grow_px * float(transform.mm_per_px(np.array([[tx, ty]]), height)[0])
+                cv2.circle(rest, (int(round((tx - ox) * s)), int(round((ty - oy) * s))),
+                           int(round((tr + grow) * s)), 0, thickness=-1)
+            k = max(1, int(round(config.remainder_open * rmin)))
+            rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
+            if rest.any():
+                # (found from a part of the mask, like a fragment: dropped after the fit where it
+                # lies on a piece kept, as the part a larger disc's lower-bound size left over does)
+                # kept only beside a piece found (touching it, not on it): what it is looked for
+                def beside(p):
+                    d = [(np.hypot(p[0] - q[0], p[1] - q[1]), q[2] + p[2]) for q in new]
+                    px = p[2] / float(transform.mm_per_px(np.array([[p[0], p[1]]]), height)[0])
+                    return px >= config.merged_min_px and all(a >= config.fragment_apart * b for a, b in d) and \
+                        any(a <= 1.25 * b for a, b in d)
+                new += [(*p, True) for p in _peaks(rest, transform, height, group, kinds, taken, s, origin, rmin, config)
+                        if beside(p)]
+        for mx_mm, my_mm, r_kind, best, r, *part in new:
             # the blob is the top face and the base carried onto the top's plane: its inscribed
             # circle sits half the parallax from the top face's centre, towards the base
             c = np.array([[mx_mm, my_mm]])
             shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
             xy.append(tuple((c - 0.5 * shift)[0]))
             kind_names.append(kinds[best].name)
-            score.append(min(1.0, r / kinds[best].radius))
-            frag.append(False)
+            score.append(config.fragment_score if part else min(1.0, r / kinds[best].radius))
+            frag.append(bool(part))
         if config.fragment_min_fraction > 0:
             for fx, fy, best in _fragments(contours, group, kinds, taken, s, origin, config):
                 taken.append((fx, fy, kinds[best].radius))
@@ -494,6 +503,41 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool),
                       hand_masks)
+
+
+def _peaks(top: np.ndarray, transform: MatTransform, height: float, group: list, kinds: list, taken: list, s: float,
+           origin: tuple, rmin: float, config: DetectConfig) -> list:
+    """Round candidates at the peaks of the distance transform of ``top`` (one height's plane of the
+    mask, ``s`` px per mm, pixel (0, 0) at mat mm ``origin``), largest first, at least ``rmin`` px
+    from the mask's edge, each of the kind of ``group`` (indices into ``kinds``) whose radius is
+    nearest the peak's (less the mask's reach), none within 0.9 of a radius of a piece in ``taken``
+    ((x, y, radius) mat mm on that plane; each new one is added). Returns [(x, y, radius, kind
+    index, peak radius)] mat mm on that plane."""
+    import cv2
+
+    ox, oy = origin
+    dist = cv2.distanceTransform(top, cv2.DIST_L2, 5)
+    peaks = (dist >= rmin) & (dist >= cv2.dilate(dist, np.ones((5, 5), np.uint8)) - 1e-3)
+    found = cv2.findNonZero(peaks.view(np.uint8))  # (x, y) in the order of np.nonzero (row by row)
+    xs, ys = np.reshape(found, (-1, 2)).T if found is not None else (np.zeros(0, int), np.zeros(0, int))
+    order = np.argsort(-dist[ys, xs])
+    # the mask reaches past the outline by about mask_grow_px image px (blur and threshold)
+    grow_mm = config.mask_grow_px * transform.mm_per_px(np.column_stack([xs / s + ox, ys / s + oy]), height) \
+        if len(xs) else np.zeros(0)
+    out = []
+    for j in order:
+        mx_mm, my_mm, r = xs[j] / s + ox, ys[j] / s + oy, dist[ys[j], xs[j]] / s
+        r -= float(grow_mm[j])
+        if any((mx_mm - tx) ** 2 + (my_mm - ty) ** 2 < (tr * 0.9) ** 2 for tx, ty, tr in taken):
+            continue
+        fits = [(abs(kinds[i].radius - r), i) for i in group
+                if kinds[i].radius * config.min_radius_fraction <= r <= kinds[i].radius * config.max_radius_fraction]
+        if not fits:
+            continue
+        _, best = min(fits)
+        taken.append((mx_mm, my_mm, kinds[best].radius))
+        out.append((mx_mm, my_mm, kinds[best].radius, best, r))
+    return out
 
 
 def _arrived_dark(f: np.ndarray, light: np.ndarray, scale: float, reference: np.ndarray, distance: float,
@@ -1364,13 +1408,24 @@ class Detector:
             bg = self.background.raw if self.background is not None else None
             idx = np.nonzero(rnd)[0]
             choices = None
+            merged = np.zeros(n, bool)
             if self.method in ("classical", "hybrid") and bg is not None:
                 # the size class: the mask's peak is a lower bound (a piece whose colour is near the
                 # mat's shows only in part); the fit picks among it and the larger kinds of its height
                 choices = []
+                # two candidates closer than their radii allow are one part of the mask: a peak
+                # between them says nothing of either's size, the smaller sizes are open too
+                d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2) + np.diag(np.full(n, np.inf))
+                if self.config.merged_smaller:
+                    # (where the smallest size spans merged_min_px image px or more: far back, two
+                    # sizes differ by a px or two and a second peak in one disc is taken for a ball)
+                    r_min = min(k.radius for k in self.round)
+                    merged = (d < radius[:, None] + radius[None, :]).any(axis=1) & \
+                        (r_min / self.transform.mm_per_px(xy) >= self.config.merged_min_px)
                 for i in idx:
                     opts = [kinds[i]] + sorted((k for k in self.round if k.height == kinds[i].height
-                                                and k.radius > kinds[i].radius), key=lambda k: k.radius)
+                                                and (k.radius > kinds[i].radius or merged[i])
+                                                and k.name != kinds[i].name), key=lambda k: k.radius)
                     uniq = []
                     for k in opts:
                         if all(abs(k.radius - u.radius) > 1e-6 for u in uniq):
@@ -1381,9 +1436,15 @@ class Detector:
                                       cand.fragment[rnd] if cand.fragment is not None else None, hands=cand.hands)
             if choices is not None:
                 names = list(cand.kind)
+                smaller = np.zeros(n, bool)
                 for j, i in enumerate(idx):
                     best = choices[j][int(res.choice[j])]
+                    smaller[i] = merged[i] and best.radius < kinds[i].radius
                     names[i], kinds[i] = best.name, best
+                if smaller.any():
+                    # (sized down beside a piece: dropped after the fit, like a fragment, where it lies
+                    # on a piece kept: a second peak in one disc taken for a ball on it)
+                    cand.fragment = smaller if cand.fragment is None else (np.asarray(cand.fragment, bool) | smaller)
                 radius = np.array([k.radius for k in kinds])
                 cand.kind = names
                 # not a round piece of this game at all (a figure, a card, a shadow): drop it

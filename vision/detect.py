@@ -447,26 +447,41 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         new = _peaks(top, transform, height, group, kinds, taken, s, origin, rmin, config)
         if config.remainder_open > 0 and new:
             # a small piece against a larger one makes one part of the mask whose distance ridge rises
-            # into the larger: no peak of its own. What the pieces found leave of the part (each
-            # one's top face cleared, grown by the mask's reach), opened, is looked at again
-            rest = top.copy()
-            for tx, ty, tr, *_ in new:
-                grow = config.mask_grow_px * float(transform.mm_per_px(np.array([[tx, ty]]), height)[0])
-                cv2.circle(rest, (int(round((tx - ox) * s)), int(round((ty - oy) * s))),
-                           int(round((tr + grow) * s)), 0, thickness=-1)
+            # into the larger: no peak of its own. What the pieces found leave of such a part (each
+            # one's top face cleared, grown by the mask's reach), opened, is looked at again: in the
+            # parts whose area exceeds the tops found in them by half the smallest top or more
             k = max(1, int(round(config.remainder_open * rmin)))
-            rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1)))
-            if rest.any():
-                # (found from a part of the mask, like a fragment: dropped after the fit where it
-                # lies on a piece kept, as the part a larger disc's lower-bound size left over does)
-                # kept only beside a piece found (touching it, not on it): what it is looked for
-                def beside(p):
-                    d = [(np.hypot(p[0] - q[0], p[1] - q[1]), q[2] + p[2]) for q in new]
-                    px = p[2] / float(transform.mm_per_px(np.array([[p[0], p[1]]]), height)[0])
-                    return px >= config.merged_min_px and all(a >= config.fragment_apart * b for a, b in d) and \
-                        any(a <= 1.25 * b for a, b in d)
-                new += [(*p, True) for p in _peaks(rest, transform, height, group, kinds, taken, s, origin, rmin, config)
-                        if beside(p)]
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+            r_lo = min(kinds[i].radius for i in group)
+            grows = [config.mask_grow_px * float(g) for g in
+                     transform.mm_per_px(np.array([[q[0], q[1]] for q in new]), height)]
+            extra = []
+            for cnt in contours:
+                x, y, w, h = cv2.boundingRect(cnt)
+                inside = [(q, g) for q, g in zip(new, grows)
+                          if x <= (q[0] - ox) * s < x + w and y <= (q[1] - oy) * s < y + h]
+                if not inside or cv2.contourArea(cnt) - sum(np.pi * ((q[2] + g) * s) ** 2 for q, g in inside) \
+                        < 0.5 * np.pi * (r_lo * s) ** 2:
+                    continue
+                x0, y0 = max(x - k - 1, 0), max(y - k - 1, 0)
+                rest = top[y0:y + h + k + 1, x0:x + w + k + 1].copy()
+                for q, g in inside:
+                    cv2.circle(rest, (int(round((q[0] - ox) * s)) - x0, int(round((q[1] - oy) * s)) - y0),
+                               int(round((q[2] + g) * s)), 0, thickness=-1)
+                rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, kernel)
+                if rest.any():
+                    extra += _peaks(rest, transform, height, group, kinds, taken, s, (ox + x0 / s, oy + y0 / s), rmin,
+                                    config)
+
+            # kept only beside a piece found (touching it, not on it): what it is looked for; and
+            # found from a part of the mask, like a fragment: dropped after the fit where it lies on
+            # a piece kept (as the part a larger disc's lower-bound size left over does)
+            def beside(p):
+                d = [(np.hypot(p[0] - q[0], p[1] - q[1]), q[2] + p[2]) for q in new]
+                px = p[2] / float(transform.mm_per_px(np.array([[p[0], p[1]]]), height)[0])
+                return px >= config.merged_min_px and all(a >= config.fragment_apart * b for a, b in d) and \
+                    any(a <= 1.25 * b for a, b in d)
+            new += [(*p, True) for p in extra if beside(p)]
         for mx_mm, my_mm, r_kind, best, r, *part in new:
             # the blob is the top face and the base carried onto the top's plane: its inscribed
             # circle sits half the parallax from the top face's centre, towards the base

@@ -1428,14 +1428,16 @@ class Detector:
                 # the size class: the mask's peak is a lower bound (a piece whose colour is near the
                 # mat's shows only in part); the fit picks among it and the larger kinds of its height
                 choices = []
-                # two candidates closer than their radii allow are one part of the mask: a peak
-                # between them says nothing of either's size, the smaller sizes are open too
-                d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2) + np.diag(np.full(n, np.inf))
                 if self.config.merged_smaller:
-                    # (where the smallest size spans merged_min_px image px or more: far back, two
-                    # sizes differ by a px or two and a second peak in one disc is taken for a ball)
+                    # two round candidates of one height closer than their radii allow are one part of
+                    # the mask: a peak between them says nothing of either's size, the smaller sizes
+                    # are open too (where the smallest size spans merged_min_px image px or more: far
+                    # back, two sizes differ by a px or two and a second peak in one disc is taken for
+                    # a ball)
+                    d = np.linalg.norm(xy[:, None, :] - xy[None, :, :], axis=2) + np.diag(np.full(n, np.inf))
+                    pair = rnd[:, None] & rnd[None, :] & (height[:, None] == height[None, :])
                     r_min = min(k.radius for k in self.round)
-                    merged = (d < radius[:, None] + radius[None, :]).any(axis=1) & \
+                    merged = (pair & (d < radius[:, None] + radius[None, :])).any(axis=1) & \
                         (r_min / self.transform.mm_per_px(xy) >= self.config.merged_min_px)
                 for i in idx:
                     opts = [kinds[i]] + sorted((k for k in self.round if k.height == kinds[i].height

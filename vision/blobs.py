@@ -98,6 +98,8 @@ class BlobConfig:
     base_gate_fraction: float = 0.64
     base_sigma_px: float = 0.6
     base_sigma_mm: float = 1.0
+    base_retry_kinds: tuple = ()
+    base_far_share: float = 0.0
     card_centre: bool = False
     card_stack_ratio: float = 0.0
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
@@ -111,8 +113,9 @@ class BlobConfig:
         for key in ("sigma_mm", "sigma_px"):
             if key in data:
                 data[key] = tuple((str(k), float(v)) for k, v in dict(data[key]).items())
-        if "base_kinds" in data:
-            data["base_kinds"] = tuple(str(k) for k in data["base_kinds"])
+        for key in ("base_kinds", "base_retry_kinds"):
+            if key in data:
+                data[key] = tuple(str(k) for k in data[key])
         return cls(**data)
 
     def sigma_of(self, cls_name: str, mm_per_px: float = 0.0) -> float:
@@ -369,8 +372,9 @@ def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, ra
     shaded body misleads the search for it). ``others``: image px outlines of the pieces around,
     left out too. Returns (centre (2,), σ mm: ``base_sigma_px`` image px there, at least
     ``base_sigma_mm``, or the fit's own if larger); None when a fit fails or finds no base; (None,
-    the distance mm) when it found a base farther from ``c0`` than ``base_gate_fraction`` of the
-    footprint radius (the silhouette's place stands, but the figure may stand at either)."""
+    the distance mm, the base found, its σ) when it found a base farther from ``c0`` than
+    ``base_gate_fraction`` of the footprint radius (the silhouette's place stands, but the figure may
+    stand at either)."""
     from dataclasses import replace
 
     from vision.refine import _fit_ok, _model_fit
@@ -387,11 +391,12 @@ def fit_figure_base(image: np.ndarray, background: np.ndarray, transform, c0, ra
     if not _fit_ok(fit, c0, refine_config):
         return None
     moved = float(np.hypot(*(fit.c - c0)))
-    if moved > config.base_gate_fraction * radius:
-        return None, moved
     own = float(np.sqrt(max(np.linalg.eigvalsh(fit.cov_unit)[-1], 0.0))) * fit.rms * refine_config.sigma_scale
     mmpp = float(transform.mm_per_px(fit.c[None])[0])
-    return fit.c.copy(), max(config.base_sigma_mm, config.base_sigma_px * mmpp, own)
+    sigma = max(config.base_sigma_mm, config.base_sigma_px * mmpp, own)
+    if moved > config.base_gate_fraction * radius:
+        return None, moved, fit.c.copy(), sigma
+    return fit.c.copy(), sigma
 
 
 def figure_top_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2) -> np.ndarray:

@@ -1082,7 +1082,7 @@ class Detector:
         xy, keep = absorb_parts(found, xy, kinds, self.kinds, self.transform, bc, frozenset(carved))
         xy, kinds, conf, sig = ([v[i] for i in keep] for v in (xy, kinds, conf, sig))
         if bc.base_fit and set(kinds) & set(bc.base_kinds) and self.background is not None:
-            xy, sig = self._figure_bases(frame, xy, kinds, sig, obs)
+            xy, sig = self._figure_bases(frame, xy, kinds, sig, obs, [found[i] for i in keep])
         figs = [i for i, k in enumerate(kinds) if k in FIGURE_CLASSES]
         if bc.behind_core > 0 and figs and len(obs):  # a round find a figure stands in front of is the figure's
             hidden = behind_figures(self.transform, obs.xy, obs.height, [xy[i] for i in figs],
@@ -1096,7 +1096,7 @@ class Detector:
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
 
-    def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation) -> tuple[list, list]:
+    def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation, props: list | None = None) -> tuple[list, list]:
         """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan, the hunter;
         :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
         it left out (the other pieces' cylinders whole, the round pieces' outlines); where the fit
@@ -1129,6 +1129,11 @@ class Detector:
                 others += [_outline_px(T, obs.xy[j], float(obs.radius[j]), float(obs.height[j]), 24)[1]
                            for j in range(len(obs)) if np.hypot(*(obs.xy[j] - start)) < 3.0 * (kd.radius + obs.radius[j]) + kd.height]
                 res = fit_figure_base(frame, bg, T, start, kd.radius, kd.height, bc, self.config.refine, others) or (None,)
+                if res[0] is None and k in bc.base_retry_kinds and props is not None:
+                    res = self._base_from_top(frame, props[i], kd, start, others) or res
+                    if res[0] is None and len(res) > 2 and bc.base_far_share > 0:
+                        places = [xy[j] for j in range(len(kinds)) if j != i] + list(obs.xy)
+                        res = self._far_base(props[i], kd, res, places) or res
             if self.reuse:
                 self._base_cache.append((start, kept, res))
             if res[0] is not None:
@@ -1136,6 +1141,48 @@ class Detector:
             elif len(res) > 1:  # a base found beyond the gate: the figure stands at either place (as two sizes of a disc)
                 sig[i] = float(np.hypot(sig[i], 0.5 * res[1]))
         return xy, sig
+
+    def _base_from_top(self, frame, p, kd, start, others) -> tuple | None:
+        """A figure's base fitted from where the top of its silhouette ``p`` puts it
+        (:func:`vision.blobs.figure_top_base`, the body's rim ``carve_top`` of the footprint radius),
+        when that is beyond the gate from ``start`` (the place its bottom gave, whose fit failed): a
+        body of the mat's own colour leaves only the figure's head in the difference, whose bottom is
+        then no base. The fit's result (:func:`vision.blobs.fit_figure_base`) when it found a base
+        within the gate of that place; else None."""
+        from vision.blobs import figure_top_base, fit_figure_base
+
+        bc, T = self.blob_config, self.transform
+        top = figure_top_base(p, T, bc.carve_top * kd.radius, kd.height)
+        if not np.all(np.isfinite(top)) or np.hypot(*(top - start)) <= bc.base_gate_fraction * kd.radius:
+            return None
+        res = fit_figure_base(frame, self.background.raw, T, top, kd.radius, kd.height, bc, self.config.refine, others)
+        return res if res is not None and res[0] is not None else None
+
+    def _far_base(self, p, kd, res: tuple, places: list) -> tuple | None:
+        """A base fitted beyond the gate (``res``: None, the distance, the base, its σ, from
+        :func:`vision.blobs.fit_figure_base`) taken for the figure's when the figure standing there
+        explains its silhouette ``p`` (at least ``base_far_share`` of its pixels within the hull of
+        its base and top rims, grown by ``absorb_margin_mm``) and no other piece found (``places``,
+        mat mm) stands within the gate of it: the silhouette's place had come from its bottom, which
+        a body of the mat's colour cuts short. Returns (base, σ) or None."""
+        import cv2
+
+        from vision.blobs import figure_outline_px
+
+        bc, T = self.blob_config, self.transform
+        c, sigma = np.asarray(res[2], float), float(res[3])
+        gate = bc.base_gate_fraction * kd.radius
+        if any(np.hypot(*(np.asarray(q, float) - c)) <= gate for q in places):
+            return None
+        outline = figure_outline_px(T, c, kd.radius + bc.absorb_margin_mm, kd.height)
+        if not np.isfinite(outline).all():
+            return None
+        x0, y0, x1, y1 = p.box
+        canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(canvas, np.round(hull - [x0, y0]).astype(np.int32), 1)
+        share = float((canvas.astype(bool) & p.region).sum()) / max(int(p.region.sum()), 1)
+        return (c, sigma) if share >= bc.base_far_share else None
 
     def _carve(self, frame, p, k: str, cache, xy, kinds, conf, sig, found, carved) -> tuple:
         """The tokens lying against a figure of kind ``k`` whose proposal ``p`` holds them: when

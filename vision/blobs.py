@@ -100,6 +100,7 @@ class BlobConfig:
     base_sigma_mm: float = 1.0
     base_retry_kinds: tuple = ()
     base_far_share: float = 0.0
+    base_far_area: float = 1.0
     card_centre: bool = False
     card_stack_ratio: float = 0.0
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))

@@ -1133,7 +1133,7 @@ class Detector:
                     res = self._base_from_top(frame, props[i], kd, start, others) or res
                     if res[0] is None and len(res) > 2 and bc.base_far_share > 0:
                         places = [xy[j] for j in range(len(kinds)) if j != i] + list(obs.xy)
-                        res = self._far_base(props[i], kd, res, places) or res
+                        res = self._far_base(props[i], kd, start, res, places) or res
             if self.reuse:
                 self._base_cache.append((start, kept, res))
             if res[0] is not None:
@@ -1158,20 +1158,26 @@ class Detector:
         res = fit_figure_base(frame, self.background.raw, T, top, kd.radius, kd.height, bc, self.config.refine, others)
         return res if res is not None and res[0] is not None else None
 
-    def _far_base(self, p, kd, res: tuple, places: list) -> tuple | None:
+    def _far_base(self, p, kd, start, res: tuple, places: list) -> tuple | None:
         """A base fitted beyond the gate (``res``: None, the distance, the base, its σ, from
-        :func:`vision.blobs.fit_figure_base`) taken for the figure's when the figure standing there
-        explains its silhouette ``p`` (at least ``base_far_share`` of its pixels within the hull of
-        its base and top rims, grown by ``absorb_margin_mm``) and no other piece found (``places``,
-        mat mm) stands within the gate of it: the silhouette's place had come from its bottom, which
-        a body of the mat's colour cuts short. Returns (base, σ) or None."""
+        :func:`vision.blobs.fit_figure_base`) taken for the figure's when its silhouette ``p`` is
+        short of a whole figure's (at most ``base_far_area`` of the area of the figure standing at
+        ``start``, its place from the silhouette: a body of the mat's colour leaves out all but the
+        head, whose bottom is no base), the figure standing at the base found explains the silhouette
+        (at least ``base_far_share`` of its pixels within the hull of its base and top rims, grown by
+        ``absorb_margin_mm``), and no other piece found (``places``, mat mm) stands within the gate
+        of it. (A token lying against a whole figure is a base's size and height too.) Returns (base,
+        σ) or None."""
         import cv2
 
-        from vision.blobs import figure_outline_px
+        from vision.blobs import figure_area_px, figure_outline_px
 
         bc, T = self.blob_config, self.transform
         c, sigma = np.asarray(res[2], float), float(res[3])
         gate = bc.base_gate_fraction * kd.radius
+        whole = figure_area_px(T, start, kd.radius, kd.height)
+        if not np.isfinite(whole) or int(p.region.sum()) > bc.base_far_area * whole:
+            return None
         if any(np.hypot(*(np.asarray(q, float) - c)) <= gate for q in places):
             return None
         outline = figure_outline_px(T, c, kd.radius + bc.absorb_margin_mm, kd.height)

@@ -39,3 +39,27 @@ def test_a_racer_of_the_mats_colour_is_placed_at_its_base(seed, index, racer):
     assert err < 3.0 and err < 3.0 * sigma, (err, sigma)
     old_err, old_sigma = _racer_error(seed, index, racer, base_retry_kinds=())
     assert old_err > 7.0, old_err  # (without the retry: 28 and 9.7 mm)
+
+
+@needs_model
+def test_a_token_lying_against_a_whole_racer_does_not_take_its_place():
+    # tuning throws (seed 1, scene 18), the last frame: a meteorite landed against a racer; the
+    # racer's silhouette (0.71 of a whole figure's area, the meteorite in it) put its fit on the
+    # meteorite, a base's size and height, 9 mm away: a far base is taken only from a silhouette
+    # short of a whole figure
+    from session.bench import RealDetector
+    from sim.suites import _board, make_scenario
+
+    scn = make_scenario("dodo-dash/throws", 18, 1)
+    board = _board(scn.board)
+    scene = scn.run.frames[-1]
+    racer = next(p for p in scene.pieces if p.id == "racer-2")
+    errors = []
+    for area in (None, 1.0):
+        real = RealDetector(board, scn.initial, seed=18)
+        if area is not None:
+            real.detector.blob_config = dataclasses.replace(real.detector.blob_config, base_far_area=area)
+        obs = real.detector(real.render(scene, len(scn.run.frames) - 1), 0, 0.0)
+        errors.append(min(float(np.hypot(*(obs.xy[i] - [racer.x, racer.y]))) for i in range(len(obs))
+                          if obs.kind[i] == "racer"))
+    assert errors[0] < 8.0 and errors[1] > 12.0, errors  # (6.9 and 15.8 mm)

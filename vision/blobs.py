@@ -643,6 +643,16 @@ def regroup(props: list, P: np.ndarray, classes, transform, radius: float, heigh
     return out, np.array(rows).reshape(-1, P.shape[1]), set(range(len(keep), len(out)))
 
 
+def pixels_in_hull(p: "Proposal", hull: np.ndarray) -> int:
+    """How many of proposal ``p``'s pixels lie within the convex polygon ``hull`` ((k, 2) image px)."""
+    import cv2
+
+    x0, y0, x1, y1 = p.box
+    canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(canvas, np.round(np.asarray(hull, float) - [x0, y0]).astype(np.int32), 1)
+    return int((canvas.astype(bool) & p.region).sum())
+
+
 def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transform, config: BlobConfig,
                  keep: frozenset = frozenset()) -> tuple:
     """Drop the parts that lie inside a found figure's silhouette. ``parts`` the proposals (or
@@ -682,10 +692,7 @@ def absorb_parts(parts: list, xy: list, kinds: list, piece_kinds: dict, transfor
             hull = hulls[j]
             if hull[:, 0].max() < x0 or hull[:, 0].min() > x1 or hull[:, 1].max() < y0 or hull[:, 1].min() > y1:
                 continue
-            canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.fillConvexPoly(canvas, np.round(hull - [x0, y0]).astype(np.int32), 1)
-            inside = int((canvas.astype(bool) & p.region).sum())
-            if inside >= config.absorb_share * max(size[i], 1):
+            if pixels_in_hull(p, hull) >= config.absorb_share * max(size[i], 1):
                 host = j
                 break
         if host is None:

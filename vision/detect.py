@@ -1101,7 +1101,10 @@ class Detector:
         :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
         it left out (the other pieces' cylinders whole, the round pieces' outlines); where the fit
         fails the silhouette's place and σ stay; where it found a base beyond its gate, the place
-        stays and its σ grows by half the distance (in quadrature). In a live loop (``reuse``) a figure on an unchanged
+        stays and its σ grows by half the distance (in quadrature). For the kinds
+        ``base_retry_kinds`` (``props``: the figures' proposals, as ``xy``), a fit that failed is
+        tried again from the silhouette's top (:meth:`_base_from_top`), and a base beyond the gate
+        may be kept (:meth:`_far_base`): a body of the mat's colour leaves little but the head. In a live loop (``reuse``) a figure on an unchanged
         patch, placed from its silhouette within ``reuse_mm`` of where it was, keeps its last fit."""
         from vision.blobs import _body_hull, fit_figure_base
         from vision.refine import _outline_px
@@ -1170,7 +1173,7 @@ class Detector:
         σ) or None."""
         import cv2
 
-        from vision.blobs import figure_area_px, figure_outline_px
+        from vision.blobs import figure_area_px, figure_outline_px, pixels_in_hull
 
         bc, T = self.blob_config, self.transform
         c, sigma = np.asarray(res[2], float), float(res[3])
@@ -1183,11 +1186,8 @@ class Detector:
         outline = figure_outline_px(T, c, kd.radius + bc.absorb_margin_mm, kd.height)
         if not np.isfinite(outline).all():
             return None
-        x0, y0, x1, y1 = p.box
-        canvas = np.zeros((y1 - y0, x1 - x0), np.uint8)
         hull = cv2.convexHull(outline.astype(np.float32)).reshape(-1, 2)
-        cv2.fillConvexPoly(canvas, np.round(hull - [x0, y0]).astype(np.int32), 1)
-        share = float((canvas.astype(bool) & p.region).sum()) / max(int(p.region.sum()), 1)
+        share = pixels_in_hull(p, hull) / max(int(p.region.sum()), 1)
         return (c, sigma) if share >= bc.base_far_share else None
 
     def _carve(self, frame, p, k: str, cache, xy, kinds, conf, sig, found, carved) -> tuple:

@@ -96,6 +96,7 @@ class DetectConfig:
     fragment_apart: float = 0.8
     lying_apart: float = 0.0
     lying_min_height_mm: float = 0.0
+    lying_refit: bool = False
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
     refine: RefineConfig = field(default_factory=RefineConfig)
@@ -1416,7 +1417,60 @@ class Detector:
             return obs
         keep = np.ones(len(obs), bool)
         keep[idx[~ok]] = False
-        return obs[keep]
+        out = obs[keep]
+        if self.config.lying_refit and bg is not None:
+            out = self._refit_smaller(frame, out, obs, idx[~ok], bg, names)
+        return out
+
+    def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, bg, names: set) -> Observation:
+        """``kept`` with the round pieces ``lost`` (indices into ``obs``, dropped by
+        :meth:`_apart_lying`) fitted again from their candidate's place at the smaller sizes of their
+        height only, each added where that fit is ok, placed within its own radius (its σ grown by
+        how far the fitted outline is from the size's, in quadrature), and overlaps no
+        piece kept (nor one added) more than lying pieces can (of the kinds ``names``; ``lying_refit``). A ball wedged between
+        two discs makes one part of the mask with their edges, which a larger size explains best;
+        fitted so, it overlapped a disc and was dropped."""
+        from vision.refine import _outline_px, refine_discs
+
+        T, cfg = self.transform, self.config
+        rough = getattr(self, "_rough", {})
+        for i in lost:
+            h, r0 = float(obs.height[i]), float(obs.radius[i])
+            sizes = sorted({k.radius for k in self.round if k.height == h and k.radius < r0 - 1e-6})
+            if not sizes:
+                continue
+            start = np.asarray(rough.get((float(obs.xy[i][0]), float(obs.xy[i][1])), obs.xy[i]), float)
+            near = [j for j in range(len(kept)) if np.hypot(*(kept.xy[j] - start)) < 3.0 * (r0 + kept.radius[j]) + h]
+            others = [_outline_px(T, kept.xy[j], float(kept.radius[j]), float(kept.height[j]), 24)[1] for j in near]
+            res = refine_discs(frame, T, start[None], np.array([sizes[-1]]), np.array([h]), cfg.refine, background=bg,
+                               radius_choices=[sizes], exclude=list(self.static) + others)
+            c, sig = res.xy[0], float(res.sigma[0])
+            pick = int(res.choice[0]) if res.choice is not None else len(sizes) - 1
+            r = sizes[pick] if 0 <= pick < len(sizes) else np.nan
+            # (as the first fits: an outline grown or shrunk by more than 0.3 of the size is not a piece of it)
+            if not (res.ok[0] and np.all(np.isfinite(c)) and np.isfinite(sig) and np.isfinite(r)) or \
+                    abs(float(res.radius[0]) - r) > 0.3 * r:
+                continue
+            sig = float(np.hypot(sig, float(res.radius[0]) - r))  # (its outline's misfit: a contested place)
+            if cfg.max_sigma_radius > 0 and sig > cfg.max_sigma_radius * r:
+                continue
+            kind = next(k for k in self.round if k.height == h and abs(k.radius - r) < 1e-6)
+            clash = False
+            for j in range(len(kept)):
+                if kept.kind[j] not in names:
+                    continue
+                d = float(np.hypot(*(kept.xy[j] - c)))
+                small, big = sorted((r, float(kept.radius[j])))
+                if d < cfg.lying_apart * (r + kept.radius[j]) and not (small < big and d + small <= big):
+                    clash = True
+                    break
+            if clash:
+                continue
+            kept = Observation(xy=np.vstack([kept.xy, c[None]]), radius=np.append(kept.radius, r),
+                               height=np.append(kept.height, h), kind=list(kept.kind) + [kind.name],
+                               confidence=np.append(kept.confidence, float(obs.confidence[i])),
+                               sigma=np.append(kept.sigma, sig), frame_index=kept.frame_index, timestamp=kept.timestamp)
+        return kept
 
     def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None, hands=()):
         """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.
@@ -1458,6 +1512,7 @@ class Detector:
         return out
 
     def _refined(self, frame, cand: Candidates, frame_index, timestamp) -> Observation:
+        self._rough = {}
         n = len(cand.xy)
         if n == 0:
             return Observation.empty(frame_index, timestamp)
@@ -1522,6 +1577,9 @@ class Detector:
                 keep[idx[off | ~res.ok]] = False
             good = res.ok & np.isfinite(res.xy).all(axis=1)
             xy[idx[good]] = res.xy[good]
+            # each fit's candidate place, by the place fitted (:meth:`_refit_smaller`)
+            self._rough = {(float(res.xy[j][0]), float(res.xy[j][1])): cand.xy[i].copy()
+                           for j, i in enumerate(idx) if good[j]}
             s = np.where(good, res.sigma, np.maximum(sigma[idx], 3.0))
             sigma[idx] = np.where(np.isfinite(s), s, 5.0)
             conf[idx] = conf[idx] * np.where(good, 1.0, 0.5)

@@ -53,7 +53,9 @@ def test_a_ball_lying_against_a_disc_is_found(index, neighbour):
 
 
 def test_without_the_remainder_and_the_smaller_sizes_the_ball_is_lost():
+    # (and without the refit of a find dropped for an overlap: in scene 5 that alone finds the ball,
+    # its larger fit having overlapped the disc)
     for index in (4, 5):
-        truth, obs = _last_frame(index, remainder_open=0.0, merged_smaller=False)
+        truth, obs = _last_frame(index, remainder_open=0.0, merged_smaller=False, lying_refit=False)
         ball = truth["ball"]
         assert _found(obs, "ball", np.array([ball.x, ball.y])) > 5.0, index

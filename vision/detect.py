@@ -722,6 +722,15 @@ def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.nd
     return out
 
 
+def _overlap(a, ra: float, b, rb: float, gap: float) -> bool:
+    """Whether round pieces at ``a`` and ``b`` (mat mm, radii ``ra``, ``rb``) overlap more than two
+    lying pieces can: centres closer than ``gap`` × the sum of their radii, unless the smaller lies
+    wholly within the larger's top (the ball standing on a disc: pieces stack)."""
+    d = float(np.hypot(*(np.asarray(a, float) - np.asarray(b, float))))
+    small, big = sorted((float(ra), float(rb)))
+    return d < gap * (ra + rb) and not (small < big and d + small <= big)
+
+
 def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: float, better=None) -> np.ndarray:
     """(n,) bool: False for a round piece whose place (``xy`` (n, 2) mat mm, ``radius`` (n,) mm)
     overlaps another's by more than two lying pieces can (centres closer than ``gap`` × the sum of
@@ -733,12 +742,7 @@ def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: flo
     out = np.ones(n, bool)
     kept: list[int] = []
     for i in sorted(range(n), key=lambda i: (sigma[i], i)):
-        clash = []
-        for j in kept:
-            d = float(np.hypot(*(xy[i] - xy[j])))
-            small, big = sorted((radius[i], radius[j]))
-            if d < gap * (radius[i] + radius[j]) and not (small < big and d + small <= big):
-                clash.append(j)
+        clash = [j for j in kept if _overlap(xy[i], radius[i], xy[j], radius[j], gap)]
         if clash and not all(better is not None and better(i, j) for j in clash):
             out[i] = False
             continue
@@ -1097,7 +1101,8 @@ class Detector:
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
 
-    def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation, props: list | None = None) -> tuple[list, list]:
+    def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation,
+                      props: list | None = None) -> tuple[list, list]:
         """Each figure's base fitted to the frame (the kinds ``base_kinds``: racers, the toucan, the hunter;
         :func:`vision.blobs.fit_figure_base`), from its place from the silhouette, the pieces around
         it left out (the other pieces' cylinders whole, the round pieces' outlines); where the fit
@@ -1105,8 +1110,9 @@ class Detector:
         stays and its σ grows by half the distance (in quadrature). For the kinds
         ``base_retry_kinds`` (``props``: the figures' proposals, as ``xy``), a fit that failed is
         tried again from the silhouette's top (:meth:`_base_from_top`), and a base beyond the gate
-        may be kept (:meth:`_far_base`): a body of the mat's colour leaves little but the head. In a live loop (``reuse``) a figure on an unchanged
-        patch, placed from its silhouette within ``reuse_mm`` of where it was, keeps its last fit."""
+        may be kept (:meth:`_far_base`): a body of the mat's colour leaves little but the head. In a
+        live loop (``reuse``) a figure on an unchanged patch, placed from its silhouette within
+        ``reuse_mm`` of where it was, keeps its last fit."""
         from vision.blobs import _body_hull, fit_figure_base
         from vision.refine import _outline_px
 
@@ -1426,10 +1432,10 @@ class Detector:
         """``kept`` with the round pieces ``lost`` (indices into ``obs``, dropped by
         :meth:`_apart_lying`) fitted again from their candidate's place at the smaller sizes of their
         height only, each added where that fit is ok, placed within its own radius (its σ grown by
-        how far the fitted outline is from the size's, in quadrature), and overlaps no
-        piece kept (nor one added) more than lying pieces can (of the kinds ``names``; ``lying_refit``). A ball wedged between
-        two discs makes one part of the mask with their edges, which a larger size explains best;
-        fitted so, it overlapped a disc and was dropped."""
+        how far the fitted outline is from the size's, in quadrature), and overlaps no piece kept
+        (nor one added) of the kinds ``names`` more than lying pieces can (``lying_refit``). A ball
+        wedged between two discs makes one part of the mask with their edges, which a larger size
+        explains best; fitted so, it overlapped a disc and was dropped."""
         from vision.refine import _outline_px, refine_discs
 
         T, cfg = self.transform, self.config
@@ -1455,16 +1461,8 @@ class Detector:
             if cfg.max_sigma_radius > 0 and sig > cfg.max_sigma_radius * r:
                 continue
             kind = next(k for k in self.round if k.height == h and abs(k.radius - r) < 1e-6)
-            clash = False
-            for j in range(len(kept)):
-                if kept.kind[j] not in names:
-                    continue
-                d = float(np.hypot(*(kept.xy[j] - c)))
-                small, big = sorted((r, float(kept.radius[j])))
-                if d < cfg.lying_apart * (r + kept.radius[j]) and not (small < big and d + small <= big):
-                    clash = True
-                    break
-            if clash:
+            if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart)
+                   for j in range(len(kept))):
                 continue
             kept = Observation(xy=np.vstack([kept.xy, c[None]]), radius=np.append(kept.radius, r),
                                height=np.append(kept.height, h), kind=list(kept.kind) + [kind.name],

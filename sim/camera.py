@@ -217,13 +217,31 @@ class CameraRanges:
     tries: int = 200
 
 
+MIN_RADIAL_SLOPE = 0.1  # the least d(distorted radius)/d(radius) a lens may have where the view reaches
+
+
+def radial_slope_min(dist, r_max: float, n: int = 200) -> float:
+    """The least slope d r_d / d r of OpenCV's radial distortion r_d = r (1 + k1 r² + k2 r⁴ + k3 r⁶)
+    over normalized radii 0 … ``r_max`` (``dist``: k1, k2, p1, p2, k3). A real lens maps farther
+    rays farther out (slope > 0); where the polynomial's slope falls to 0 the image folds back on
+    itself (two points of the mat in one pixel), which no camera shows."""
+    k1, k2, _, _, k3 = (list(np.asarray(dist, float).ravel()) + [0.0] * 5)[:5]
+    r2 = np.linspace(0.0, float(r_max), n) ** 2
+    return float(np.min(1.0 + r2 * (3.0 * k1 + r2 * (5.0 * k2 + 7.0 * k3 * r2))))
+
+
 def _fits(camera: Camera, pts_mm: np.ndarray, margin_px: float) -> bool:
     pts3 = np.column_stack([pts_mm, np.zeros(len(pts_mm))])
     if np.any(camera.depth(pts3) <= 1.0):
         return False
     w, h = camera.size
-    # undistorted projection must be in frame (distortion can fold far points back inside) …
     cam = pts3 @ camera.R.T + camera.t
+    # the lens must not fold within the view points' reach (the farthest ray is a vertex's: the
+    # view of a convex polygon is convex, and the radius a convex function)
+    if np.any(camera.dist) and radial_slope_min(camera.dist, float(np.max(np.hypot(*(cam[:, :2] / cam[:, 2:3]).T)))) \
+            < MIN_RADIAL_SLOPE:
+        return False
+    # undistorted projection must be in frame (distortion can fold far points back inside) …
     und = cam @ camera.K.T
     und = und[:, :2] / und[:, 2:3]
     slack = 0.25 * w

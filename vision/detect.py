@@ -722,6 +722,16 @@ def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.nd
     return out
 
 
+def _outlines_near(transform: MatTransform, obs: Observation, at, radius: float, height: float) -> list:
+    """Image px outlines of the pieces of ``obs`` that a piece of ``radius`` and ``height`` mm at
+    ``at`` (mat mm) may see beside it (within 3 × the sum of their radii plus its height), to leave
+    out of its fit."""
+    from vision.refine import _outline_px
+
+    return [_outline_px(transform, obs.xy[j], float(obs.radius[j]), float(obs.height[j]), 24)[1]
+            for j in range(len(obs)) if np.hypot(*(obs.xy[j] - at)) < 3.0 * (radius + obs.radius[j]) + height]
+
+
 def _overlap(a, ra: float, b, rb: float, gap: float) -> bool:
     """Whether round pieces at ``a`` and ``b`` (mat mm, radii ``ra``, ``rb``) overlap more than two
     lying pieces can: centres closer than ``gap`` × the sum of their radii, unless the smaller lies
@@ -1114,7 +1124,6 @@ class Detector:
         live loop (``reuse``) a figure on an unchanged patch, placed from its silhouette within
         ``reuse_mm`` of where it was, keeps its last fit."""
         from vision.blobs import _body_hull, fit_figure_base
-        from vision.refine import _outline_px
 
         bc, T, bg = self.blob_config, self.transform, self.background.raw
         last, self._base_cache = self._base_cache, []
@@ -1136,8 +1145,7 @@ class Detector:
                 others = [_body_hull(T, xy[j], self.kinds[kinds[j]].radius, 0.0, self.kinds[kinds[j]].height)
                           for j in range(len(kinds)) if j != i and kinds[j] in self.kinds
                           and np.hypot(*(np.asarray(xy[j]) - start)) < 3.0 * (kd.radius + self.kinds[kinds[j]].radius) + kd.height]
-                others += [_outline_px(T, obs.xy[j], float(obs.radius[j]), float(obs.height[j]), 24)[1]
-                           for j in range(len(obs)) if np.hypot(*(obs.xy[j] - start)) < 3.0 * (kd.radius + obs.radius[j]) + kd.height]
+                others += _outlines_near(T, obs, start, kd.radius, kd.height)
                 res = fit_figure_base(frame, bg, T, start, kd.radius, kd.height, bc, self.config.refine, others) or (None,)
                 if res[0] is None and k in bc.base_retry_kinds and props is not None:
                     res = self._base_from_top(frame, props[i], kd, start, others) or res
@@ -1436,8 +1444,6 @@ class Detector:
         (nor one added) of the kinds ``names`` more than lying pieces can (``lying_refit``). A ball
         wedged between two discs makes one part of the mask with their edges, which a larger size
         explains best; fitted so, it overlapped a disc and was dropped."""
-        from vision.refine import _outline_px, refine_discs
-
         T, cfg = self.transform, self.config
         rough = getattr(self, "_rough", {})
         for i in lost:
@@ -1446,10 +1452,8 @@ class Detector:
             if not sizes:
                 continue
             start = np.asarray(rough.get((float(obs.xy[i][0]), float(obs.xy[i][1])), obs.xy[i]), float)
-            near = [j for j in range(len(kept)) if np.hypot(*(kept.xy[j] - start)) < 3.0 * (r0 + kept.radius[j]) + h]
-            others = [_outline_px(T, kept.xy[j], float(kept.radius[j]), float(kept.height[j]), 24)[1] for j in near]
             res = refine_discs(frame, T, start[None], np.array([sizes[-1]]), np.array([h]), cfg.refine, background=bg,
-                               radius_choices=[sizes], exclude=list(self.static) + others)
+                               radius_choices=[sizes], exclude=list(self.static) + _outlines_near(T, kept, start, r0, h))
             c, sig = res.xy[0], float(res.sigma[0])
             pick = int(res.choice[0]) if res.choice is not None else len(sizes) - 1
             r = sizes[pick] if 0 <= pick < len(sizes) else np.nan

@@ -514,6 +514,11 @@ class Session:
             if not tr.t or tr.t[-1] < flick.t_start:  # gone before the flick (lifted off the table)
                 continue
             k = bisect_left(tr.t, t0 - 1e-9)
+            if 0 < k < len(tr.t) and tr.t[k] > t0 + 1e-6:
+                # unseen at t0 (a dropped detection) and seen next already moving: its path starts
+                # where it was last seen at rest, not at that first sample (a fast flick had brushed
+                # a piece in the frame between, and the cut path began past it)
+                k -= 1
             out.append(Track(tr.id, tr.kind, tr.radius, tr.attributes, tr.name, tr.t[k:], tr.xy[k:]))
         return out
 

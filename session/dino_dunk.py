@@ -167,7 +167,10 @@ class DinoDunkSession(Session):
         # millisecond after that frame would drop it, and the path's first stretch with it)
         before = [fr.t for fr in flick.frames if fr.t < flick.t_start]
         t_left = max(before) if before else flick.t_start - 1.0 / 30
-        known = {self._id(flicked): t_left} if self._id(flicked) is not None else {}
+        rest = self.rest_means(t0)
+        fid = self._id(flicked)
+        t_left = self._last_at_rest(tracks, fid, rest.get(fid), t_left)
+        known = {fid: t_left} if fid is not None else {}
         moved = self._displaced(flick)
         # pieces that came to rest elsewhere moved, however briefly (a tight chain moves its pieces a
         # few mm, too slowly for a start to be seen): they start on the frame before they left rest
@@ -179,8 +182,6 @@ class DinoDunkSession(Session):
         # any piece that left another's side within the noise of touching it, and not clearly away
         # from it, may have brushed it as it left (a passed ball: the first disc it touched catches
         # it; a disc: it struck it): in doubt; the flicked piece was set moving by the finger alone
-        fid = self._id(flicked)
-        rest = self.rest_means(t0)
         contacts = table_contacts(tracks, t0, cfg, path_mm=band, known_starts=known,
                                   graze=self.referee.k,
                                   flicked=frozenset(k for k in (fid,) if k is not None), rest=rest)
@@ -226,6 +227,21 @@ class DinoDunkSession(Session):
         flick.contacts = [{"t": round(c.t, 4), "a": names.get(c.a, c.a), "b": names.get(c.b, c.b), "gap_mm": round(c.gap_mm, 2),
                            "sigma_mm": round(sigma[c], 3), "evidence": c.evidence, "doubtful": c in doubt} for c in contacts]
         return [c for c in contacts if c not in doubt], contacts, tracks, names, t0
+
+    def _last_at_rest(self, tracks: list, fid, rest, t_left: float) -> float:
+        """When the flicked piece (track ``fid``, at rest at ``rest`` mat mm) left rest: ``t_left``
+        (the last frame before the motion was seen), or the time of its last sample at rest when a
+        sample at or before ``t_left`` is already away from it (its detection dropped in between,
+        the motion was seen a frame late: its path from rest starts at that last sample)."""
+        tr = next((t for t in tracks if t.id == fid), None) if fid is not None else None
+        if tr is None or rest is None:
+            return t_left
+        ts, xy = tr.trajectory()
+        away = np.linalg.norm(xy - np.asarray(rest, float), axis=1) > 4.0 * self._rest_sigma() * np.sqrt(2.0)
+        first = np.flatnonzero(away)
+        if not len(first) or first[0] == 0 or ts[first[0]] > t_left + 1e-6:
+            return t_left
+        return float(ts[first[0] - 1])
 
     def _turned_at_start(self, flick: Flick, fid, known: dict, tracks: list, contacts: list, rest) -> list:
         """Contacts of the flicked piece ``fid`` (at rest at ``rest`` before the flick, mat mm) in its

@@ -197,16 +197,23 @@ def closest_approach(p0: np.ndarray, p1: np.ndarray, q: np.ndarray) -> tuple[flo
 
 
 def touched(projectile: Track, targets: list[Track], t_land: float, cfg: ContactConfig | None = None,
-            first_only: bool = False, deflections: bool = False, slow: float = 0.0) -> list[Contact]:
+            first_only: bool = False, deflections: bool = False, slow: float = 0.0,
+            resting: dict | None = None) -> list[Contact]:
     """Targets the projectile's footprint touched from ``t_land`` on, in order of first touch.
     Targets are taken where they were at each instant (they may be pushed). With ``deflections``
     a target that turned the projectile aside between two samples also counts (see
     :func:`deflected_by`): the straight chord between the samples around a bounce cuts the corner
-    and may pass clear of the piece it bounced off."""
+    and may pass clear of the piece it bounced off. ``resting`` {track id: (until s, (2,) mat mm)}:
+    a piece is at that place (the mean of its samples at rest, surer than one sample) until then,
+    the projectile's own samples up to its time included."""
     cfg = cfg or ContactConfig()
+    resting = resting or {}
     ts, xy = projectile.trajectory()
     keep = ts >= t_land
-    ts, xy = ts[keep], xy[keep]
+    ts, xy = ts[keep], xy[keep].copy()
+    if projectile.id in resting and len(ts):
+        until, at = resting[projectile.id]
+        xy[ts <= until + 1e-9] = at
     hits = {}
     if len(ts) == 0:
         return []
@@ -216,8 +223,9 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
         if tgt.id == projectile.id:
             continue
         reach = projectile.radius + tgt.radius
+        still = resting.get(tgt.id)
         for k in range(len(ts) - 1):
-            q = _interp(tgt, ts[k])
+            q = still[1] if still is not None and ts[k + 1] <= still[0] + 1e-9 else _interp(tgt, ts[k])
             s, dist = closest_approach(xy[k], xy[k + 1], q)
             gap = dist - reach
             if gap <= cfg.touch_mm:
@@ -301,8 +309,11 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
             # that touch explains the turn
             s_in = _ray_entry(p0, p1, q, projectile.radius + tgt.radius + cfg.touch_mm)
             known = 0 if (touched_at or {}).get(tgt.id, np.inf) <= ts[k + 1] + 1e-9 else 1
-            if best is None or (known, s_in) < (best[4], best[3]):
-                best = (s, tgt.id, gap, s_in, known)
+            # (of those, one the ray runs into before one it only passes within the noise of: what
+            # it grazed did not stop it where another stood in its way)
+            key = (known, gap > 0, s_in)
+            if best is None or key < best[3]:
+                best = (s, tgt.id, gap, key)
         if split and reached > 1:
             continue
         if best is not None and best[1] not in out:  # a second stop against the same piece adds nothing
@@ -387,8 +398,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
     aware, see :func:`noise_config`):
 
     - struck (:func:`struck_contacts`): a piece at rest starts to move while another touches it;
-    - touched: a moving piece's path (straight between samples) comes within ``path_mm`` of
-      another piece's footprint, which need not move (a nudge smaller than the noise); for pairs
+    - touched: a moving piece's path (straight between samples, from where it rested) comes within
+      ``path_mm`` of another piece's footprint (where it rested, until it moved), which need not
+      move (a nudge smaller than the noise); for pairs
       already within ``start_gap_mm`` of each other at ``t0`` (their places at rest ``rest`` {track
       id: (2,) mm} where given, the mean of their frames before the flick: one sample's noise had
       made a disc leaving the ball's side look as if it closed in on it) the path must also come
@@ -423,6 +435,9 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
                              max_lookback_s=cfg.max_lookback_s)
     b_of = {tr.id: tr for tr in tracks}
     brushed = []
+    # the paths are measured to where the pieces rested (the mean of their frames at rest: one
+    # sample adds its own noise to the gap), each until it started, and from where the mover rested
+    resting = {b.id: (starts.get(b.id, np.inf), np.asarray(rest[b.id], float)) for b in tracks if b.id in (rest or {})}
     for a in tracks:
         if a.id not in starts:
             continue
@@ -435,7 +450,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             gap0[b.id] = float(np.linalg.norm(pa - pb) - a.radius - b.radius)
             if not (b.id in starts and starts[b.id] < starts[a.id]):
                 others.append(b)
-        for c in touched(a, others, starts[a.id], path_cfg, deflections=True, slow=slow):
+        for c in touched(a, others, starts[a.id], path_cfg, deflections=True, slow=slow, resting=resting):
             if c.b in starts and starts[c.b] < c.t - 0.05:
                 continue  # the other was already moving: it struck a, not the reverse (or a glancing pass)
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:

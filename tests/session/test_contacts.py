@@ -386,3 +386,37 @@ def test_a_disc_leaving_the_ball_s_side_is_measured_from_where_they_rested():
     found = table_contacts([ball, along], 0.0, cfg, rest=rest, **kw)
     assert [(c.a, c.b, c.evidence) for c in found] == [(2, 1, "brushed")]
 
+
+
+def test_a_path_is_measured_to_where_a_piece_rested_not_to_one_noisy_sample():
+    """A disc (r 19) flicked along +x passes a large disc (r 25.5) resting 2 mm clear of its path:
+    within the path tolerance (3.15 mm). The resting disc's samples jitter; the one taken where the
+    path passes it lies 1.5 mm farther out, 3.5 mm clear: measured to it, no touch. Measured to where
+    it rested (the mean of its frames before the flick), the path comes within the tolerance: a touch
+    (in doubt: the session measures it again on the fitted path)."""
+    mover = track(1, [(0.0, 0.0)] * 3 + [(40.0, 0.0), (80.0, 0.0), (110.0, 0.0), (125.0, 0.0)] + [(130.0, 0.0)] * 3,
+                  radius=19.0)
+    big = track(2, [(60.0, 46.5), (60.0, 46.0), (60.0, 47.0), (60.0, 48.0), (60.0, 48.0), (60.0, 48.0), (60.0, 47.5),
+                    (60.0, 46.5), (60.0, 46.0), (60.0, 47.0)], radius=25.5)
+    cfg = noise_config(ContactConfig(), 0.7, DT)
+    kw = dict(path_mm=3.15, known_starts={1: 2 * DT}, flicked=frozenset({1}))
+    assert table_contacts([mover, big], 0.0, cfg, **kw) == []
+    rest = {1: np.array([0.0, 0.0]), 2: np.array([60.0, 46.5])}
+    found = table_contacts([mover, big], 0.0, cfg, rest=rest, **kw)
+    assert [(c.a, c.b, c.evidence) for c in found] == [(1, 2, "touched")]
+    assert 1.5 <= found[0].gap_mm <= 2.5
+
+
+def test_a_stop_is_put_on_the_piece_run_into_not_on_one_passed_within_the_noise():
+    """A disc (r 19) slides +x and stops dead against a disc ahead of it (overlapping its way in by
+    far); on the way it passed a resting disc 1 mm clear, within the noise of touching. Both are
+    known touched by then: the stop is the one it ran into (before, the first its way in reached
+    was named, though it only grazed it)."""
+    mover = track(1, [(0.0, 0.0), (30.0, 0.0), (60.0, 0.0), (64.0, 0.0), (65.0, 0.0), (65.0, 0.0)], radius=19.0)
+    grazed = still(2, 40.0, 39.5, 6, radius=19.5)  # 1 mm clear of the way in (19 + 19.5 + 1)
+    ahead = still(3, 102.0, 0.0, 6, radius=19.0)
+    from dataclasses import replace
+
+    cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
+    found = deflected_by(mover, [grazed, ahead], 0.0, cfg, slow=0.5, touched_at={2: 1.5 * DT, 3: 2.5 * DT})
+    assert [c.b for c in found] == [3]

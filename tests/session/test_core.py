@@ -418,3 +418,40 @@ def test_the_one_ball_seen_is_the_ball_unless_it_bears_another_pieces_name():
     names = s.names()
     truth = dict(zip((int(t) for t in s._last_obs.track_id), s.detector.last_ids))
     assert truth[names["home:b"]] == "home:b"
+
+
+def test_a_flick_s_path_starts_where_a_piece_was_last_seen_at_rest():
+    """The flick's tracks are cut at t0 (the table last at rest). A piece whose detection dropped at
+    t0 and that was seen next already sliding keeps its sample before t0: its path starts where it
+    rested, not past a piece it brushed in the frame between (and a piece seen at t0 starts there)."""
+    from types import SimpleNamespace
+
+    from session.core import Flick, Session
+    from vision.track import Track
+
+    dt = 1 / 30
+    unseen = Track(1, "disc-medium", 19.0, {}, "a", [0.0, dt, 2 * dt, 4 * dt, 5 * dt],
+                   [(0.0, 0.0)] * 3 + [(40.0, 0.0), (70.0, 0.0)])
+    seen = Track(2, "disc-medium", 19.0, {}, "b", [0.0, dt, 2 * dt, 3 * dt, 4 * dt, 5 * dt], [(200.0, 0.0)] * 6)
+    host = SimpleNamespace(tracker=SimpleNamespace(tracks={1: unseen, 2: seen}))
+    flick = Flick(1, {}, 4 * dt, 4)
+    cut = {tr.id: tr for tr in Session.flick_tracks(host, flick, 3 * dt)}
+    assert cut[1].t == [2 * dt, 4 * dt, 5 * dt]  # the sample before t0, then the sliding ones
+    assert cut[2].t == [3 * dt, 4 * dt, 5 * dt]
+
+
+def test_the_flicked_piece_left_rest_after_its_last_sample_there():
+    """Its detection dropped, the flicked disc was seen already 40 mm away on the frame before the
+    motion was noticed: it left rest after its last sample at rest, not at that frame."""
+    from types import SimpleNamespace
+
+    from vision.track import Track
+
+    dt = 1 / 30
+    tr = Track(1, "disc-medium", 19.0, {}, "a", [0.0, 2 * dt, 3 * dt], [(0.3, -0.2), (40.0, 0.0), (70.0, 0.0)])
+    host = SimpleNamespace(_rest_sigma=lambda: 0.7)
+    assert DinoDunkSession._last_at_rest(host, [tr], 1, np.zeros(2), 2 * dt) == pytest.approx(0.0)
+    # seen at rest on that frame: it left after it, as before
+    calm = Track(1, "disc-medium", 19.0, {}, "a", [0.0, dt, 2 * dt], [(0.3, -0.2), (0.1, 0.4), (40.0, 0.0)])
+    assert DinoDunkSession._last_at_rest(host, [calm], 1, np.zeros(2), dt) == pytest.approx(dt)
+    assert DinoDunkSession._last_at_rest(host, [calm], None, np.zeros(2), dt) == pytest.approx(dt)

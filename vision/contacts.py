@@ -456,7 +456,7 @@ def table_contacts(tracks: list[Track], t0: float, cfg: ContactConfig | None = N
             if gap0[c.b] <= start_gap_mm and c.evidence == "touched" and c.gap_mm > gap0[c.b] - approach_mm:
                 # side by side at rest, and the path never closed in: no touch, unless it may have
                 # brushed the other as it left
-                g = _brushed(a, b_of[c.b], t0, cfg, graze, rest=rest) if graze > 0 else None
+                g = _brushed(a, b_of[c.b], t0, cfg, graze, rest=rest, flicked=a.id in flicked) if graze > 0 else None
                 if g is not None:
                     brushed.append(Contact(starts[a.id], a.id, c.b, g, "brushed"))
                 continue
@@ -501,14 +501,16 @@ def _rest_mean(tr: Track, t0: float, span_s: float):
 
 
 def _brushed(a: Track, b: Track, t0: float, cfg: ContactConfig, k: float, span_s: float = 0.3,
-             cos_away: float = -0.5, rest: dict | None = None) -> float | None:
+             cos_away: float = -0.5, rest: dict | None = None, flicked: bool = False) -> float | None:
     """The rest gap (mm) between ``a`` and ``b`` when ``a`` may have brushed ``b`` as it left: they
     rested (the means of their samples over the ``span_s`` before ``t0``, or ``rest`` {id: place}
     where given, whose σ is taken as one sample's: a detector's errors that repeat from frame to
     frame do not average away) within ``k`` σ of touching (σ of the two means, from one sample's:
     ``cfg.rest_mm`` is 5 σ√2, see :func:`noise_config`), and ``a``'s first sample beyond ``rest_mm``
     of its rest does not lie clearly away from ``b`` (more than 120°, ``cos_away``, from the
-    direction to it); else None."""
+    direction to it); else None. ``flicked``: ``a`` is the piece the player flicked, which may never
+    go beyond ``rest_mm`` (a ball flicked while pressed between two discs): staying within the noise
+    of touching ``b``, it may have touched it."""
     if a.id in (rest or {}) and b.id in rest:
         (pa, na), (pb, nb) = (np.asarray(rest[a.id], float), 1), (np.asarray(rest[b.id], float), 1)
     else:
@@ -522,7 +524,7 @@ def _brushed(a: Track, b: Track, t0: float, cfg: ContactConfig, k: float, span_s
     after = xy[ts > t0 + 1e-9]
     far = np.flatnonzero(np.linalg.norm(after - pa, axis=1) > cfg.rest_mm)
     if not len(far):
-        return None
+        return gap if flicked and len(after) else None
     u, w = after[far[0]] - pa, pb - pa
     return None if float(np.dot(u, w)) < cos_away * float(np.linalg.norm(u) * np.linalg.norm(w)) else gap
 

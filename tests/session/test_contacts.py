@@ -420,3 +420,22 @@ def test_a_stop_is_put_on_the_piece_run_into_not_on_one_passed_within_the_noise(
     cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
     found = deflected_by(mover, [grazed, ahead], 0.0, cfg, slow=0.5, touched_at={2: 1.5 * DT, 3: 2.5 * DT})
     assert [c.b for c in found] == [3]
+
+
+def test_a_ball_flicked_while_pressed_against_a_disc_may_have_touched_it():
+    """A ball (r 9.5) rests against a disc (r 19), touching it; flicked, it moves 2 mm and stops
+    (pressed between the disc and the passer): it never left its rest by more than the noise, so it
+    never 'left clearly away' from the disc either. It may have touched it: in doubt ('brushed').
+    A ball that clearly slid off the other way has not."""
+    cfg = noise_config(ContactConfig(), 0.7, DT)
+    disc = still(1, 0.0, 0.0, 12, radius=19.0)
+    pressed = track(2, [(28.5, 0.0)] * 3 + [(29.5, 0.3), (30.3, 0.0), (30.5, -0.2)] + [(30.5, 0.0)] * 6, radius=9.5)
+    pressed.kind = "ball"
+    rest = {1: np.array([0.0, 0.0]), 2: np.array([28.5, 0.0])}
+    kw = dict(path_mm=3.15, known_starts={2: 2.5 * DT}, graze=4.5, rest=rest)
+    found = table_contacts([disc, pressed], 0.0, cfg, flicked=frozenset({2}), **kw)
+    assert [(c.a, c.b, c.evidence) for c in found] == [(2, 1, "brushed")]
+    # the same small motion of a piece no one flicked (a nudge down a chain) is no brush
+    assert table_contacts([disc, pressed], 0.0, cfg, **kw) == []
+    away = track(2, [(28.5, 0.0)] * 3 + [(45.0, 0.0), (60.0, 0.0), (70.0, 0.0)] + [(72.0, 0.0)] * 6, radius=9.5)
+    assert table_contacts([disc, away], 0.0, cfg, flicked=frozenset({2}), **kw) == []

@@ -517,10 +517,11 @@ class DinoDunkSession(Session):
             return ""
 
         caught, maybe = first(sure), first(every)
-        if not maybe and ball is not None:
+        if maybe == caught and ball is not None:
             # a disc that came to rest elsewhere with nothing seen to touch it (it may have struck
             # others since): the ball may have struck it and bounced back within a frame (the
-            # nearest to where the ball left from)
+            # nearest to where the ball left from), before any touch seen (a bounce off it put on
+            # a disc the ball's way in ran on to)
             moved = self._displaced(flick)
             seen = {c.b for c in every}
             start = flick.before.get("ball")

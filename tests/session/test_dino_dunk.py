@@ -141,3 +141,18 @@ def test_a_push_too_small_at_the_settle_is_called_a_few_frames_later():
     (flick,) = session.flicks
     assert any(n.startswith("called again") for n in flick.notes), flick.notes
     assert flick.status == "applied" and flick.ruling.facts["carrier_struck"] == ans["carrier_struck"]
+
+
+def test_a_pass_whose_bounce_moved_a_disc_no_touch_was_seen_on_is_asked():
+    """A whole game (tuning seed 48), flick 47: a pass bounced off a disc between two frames (the
+    disc moved 10 mm), and the ball's way in, run on, reached another disc, on which the bounce was
+    put: caught by that one, for sure. A disc that came to rest elsewhere with no touch seen may have
+    been struck first: who caught it is asked, with a note saying why."""
+    from session import simgame
+
+    rep = simgame.play_dino_dunk(seed=48, target=2)
+    row = rep.flicks[46]
+    assert (row["episode"], row["action"]) == (47, "pass")
+    assert row["status"] == "asked" and row["asked"] == ["caught_by"]
+    flick = next(f for f in rep.session.flicks if f.id == row["flick"])
+    assert any("came to rest elsewhere with no touch seen" in n for n in flick.notes)

@@ -273,10 +273,12 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
         noise = cfg.rest_mm / 5.0  # σ√2 of one displacement
 
         def turns(v_out, s_out, dt_out) -> bool:
-            # a turn needs a way out long enough to have a direction; a stop does not (a ball stopped
-            # dead against a disc moves on a mm or two: its way out says nothing, its speed's drop everything)
+            # a turn needs a way out long enough to have a direction, beyond the noise of a piece at
+            # rest (``rest_mm``: a ball coming to rest jitters a few mm back and forth, any way); a
+            # stop does not (a ball stopped dead against a disc moves on a mm or two: its way out says
+            # nothing, its speed's drop everything)
             limit = max(np.arccos(cos_turn), 4.0 * np.sqrt(2.0) * noise / max(min(s_in * dt_in, s_out * dt_out), 1e-9))
-            return s_out > 0 and 2.0 * s_out * dt_out >= max(3.0, cfg.rest_mm) and \
+            return s_out > 0 and s_out * dt_out >= max(3.0, cfg.rest_mm) and \
                 float(np.dot(v_in, v_out)) / (s_in * s_out) < np.cos(min(limit, np.pi))
 
         turned = turns(v_out, s_out, dt_out)

@@ -439,3 +439,19 @@ def test_a_ball_flicked_while_pressed_against_a_disc_may_have_touched_it():
     assert table_contacts([disc, pressed], 0.0, cfg, **kw) == []
     away = track(2, [(28.5, 0.0)] * 3 + [(45.0, 0.0), (60.0, 0.0), (70.0, 0.0)] + [(72.0, 0.0)] * 6, radius=9.5)
     assert table_contacts([disc, away], 0.0, cfg, flicked=frozenset({2}), **kw) == []
+
+
+def test_the_jitter_of_a_ball_coming_to_rest_is_no_bounce():
+    """A ball (r 9.5) slows to a stop 3 mm short of touching a disc: its last chords are 5 mm, then
+    one 3 mm back (one sample's noise, σ 0.7 mm: the way out of a stop has no direction). No bounce,
+    no contact. Turned back as far as the noise allows a way out to have a direction (5 σ√2), it
+    bounced."""
+    from dataclasses import replace
+
+    disc = still(2, 410.0, 51.0, 12, radius=14.5)
+    cfg = replace(noise_config(ContactConfig(), 0.7, DT), touch_mm=3.15)
+    pts = [(300.0, 51.0), (330.0, 51.0), (355.0, 51.0), (370.0, 51.0), (380.0, 51.0), (385.0, 51.0)]
+    stop = track(1, pts + [(382.6, 49.3), (383.0, 51.0), (383.2, 50.6)], radius=9.5)
+    assert deflected_by(stop, [disc], 0.0, cfg, slow=0.5) == []
+    back = track(1, pts + [(379.5, 50.0), (379.0, 50.0), (379.0, 50.0)], radius=9.5)
+    assert [c.b for c in deflected_by(back, [disc], 0.0, cfg, slow=0.5)] == [2]

@@ -305,6 +305,10 @@ def deflected_by(projectile: Track, targets: list[Track], t_from: float, cfg: Co
             if gap > cfg.touch_mm:
                 continue
             reached += 1
+            if s <= 0.0:
+                # nearest where the way in starts: it ran away from that piece, which pushes nothing
+                # toward itself (a ball passed from against the passer turned on another)
+                continue
             # the first the ray reaches: where it comes within touching distance, not where it
             # comes closest (a piece beyond the one it struck may lie nearer the ray's line); before
             # all, one the path is already known to have touched by then (``touched_at`` {id: t}):

@@ -143,16 +143,31 @@ def test_a_push_too_small_at_the_settle_is_called_a_few_frames_later():
     assert flick.status == "applied" and flick.ruling.facts["carrier_struck"] == ans["carrier_struck"]
 
 
-def test_a_pass_whose_bounce_moved_a_disc_no_touch_was_seen_on_is_asked():
-    """A whole game (tuning seed 48), flick 47: a pass bounced off a disc between two frames (the
-    disc moved 10 mm), and the ball's way in, run on, reached another disc, on which the bounce was
-    put: caught by that one, for sure. A disc that came to rest elsewhere with no touch seen may have
-    been struck first: who caught it is asked, with a note saying why."""
+def test_a_pass_that_moved_a_disc_no_touch_was_seen_on_is_asked():
+    """A whole game (tuning seed 23), flick 27: a pass struck the Parasaurolophus between two frames
+    (it came to rest elsewhere) and a touch was seen on the Velociraptor after: caught by the
+    Velociraptor, for sure. A disc that came to rest elsewhere with no touch seen may have been
+    struck first: who caught it is asked, with a note saying why."""
     from session import simgame
 
-    rep = simgame.play_dino_dunk(seed=48, target=2)
-    row = rep.flicks[46]
-    assert (row["episode"], row["action"]) == (47, "pass")
+    rep = simgame.play_dino_dunk(seed=23, target=2)
+    row = rep.flicks[26]
+    assert (row["episode"], row["action"]) == (27, "pass")
     assert row["status"] == "asked" and row["asked"] == ["caught_by"]
     flick = next(f for f in rep.session.flicks if f.id == row["flick"])
-    assert any("came to rest elsewhere with no touch seen" in n for n in flick.notes)
+    assert any("away:parasaurolophus came to rest elsewhere with no touch seen" in n for n in flick.notes)
+    pending = flick.ruling.pending["caught_by"]
+    assert (pending.proposed, pending.leaning) == ("home:velociraptor", "away:parasaurolophus")
+
+
+def test_a_ball_turned_on_a_disc_not_on_the_passer_it_ran_away_from():
+    """A whole game (tuning seed 89), flick 23: the ball, passed from against the T. rex, bounced off
+    the Spinosaurus a frame later. Its way in started within touch of the passer, which the turn had
+    been put on (a piece it was known to have touched): no catch, for sure. A piece the way in runs
+    away from pushes nothing toward itself: the turn is the Spinosaurus's, which caught it."""
+    from session import simgame
+
+    rep = simgame.play_dino_dunk(seed=89, target=2)
+    row = rep.flicks[22]
+    assert (row["episode"], row["action"], row["piece"]) == (23, "pass", "home:tyrannosaurus_rex")
+    assert row["status"] == "right" and row["session"]["caught_by"] == "away:spinosaurus"

@@ -347,17 +347,27 @@ class DinoDunkSession(Session):
 
     def _displaced(self, flick: Flick, k: float = 5.0) -> dict:
         """{track id: True} for pieces whose rest position after the flick differs from the one
-        before by more than k σ of the difference (each the mean of its frames at rest)."""
+        before by more than k σ of the difference (each the mean of its samples in those frames that lie
+        within k σ√2 of their median)."""
         pre = [f for f in flick.frames if f.t < flick.t_start]
         post = flick.frames[-self.motion.config.settle_frames:]
         out = {}
 
         def means(frames):
+            # the mean of the samples within k σ√2 of their median: the frames before the flick reach
+            # back into the action before, and a piece still sliding into place in the first of them
+            # had moved its mean by 4 mm (a ball "displaced" where it never stirred, then struck for sure)
             acc = {}
             for f in frames:
                 for i, tid in enumerate(f.obs.track_id):
                     acc.setdefault(int(tid), []).append((f.obs.xy[i], f.obs.sigma[i]))
-            return {t: (np.mean([p for p, _ in v], axis=0), float(np.mean([q for _, q in v])) / np.sqrt(len(v))) for t, v in acc.items()}
+            out = {}
+            for t, v in acc.items():
+                p, q = np.array([p for p, _ in v], dtype=float), np.array([q for _, q in v], dtype=float)
+                near = np.linalg.norm(p - np.median(p, axis=0), axis=1) <= k * q * np.sqrt(2.0)
+                p, q = (p[near], q[near]) if near.any() else (p, q)
+                out[t] = (p.mean(axis=0), float(q.mean()) / np.sqrt(len(p)))
+            return out
 
         a, b = means(pre), means(post)
         for tid in set(a) & set(b):

@@ -171,3 +171,18 @@ def test_a_ball_turned_on_a_disc_not_on_the_passer_it_ran_away_from():
     row = rep.flicks[22]
     assert (row["episode"], row["action"], row["piece"]) == (23, "pass", "home:tyrannosaurus_rex")
     assert row["status"] == "right" and row["session"]["caught_by"] == "away:spinosaurus"
+
+
+def test_a_piece_still_sliding_into_place_before_the_flick_was_not_displaced_by_it():
+    """A whole game (tuning seed 127), flick 14: the frames kept from before the flick reach back
+    into the action before, where the ball was still sliding into the place it rested at. Its mean
+    there lay 4 mm off that place: the ball was "displaced" by the flick, though it never stirred,
+    and the Ankylosaurus passing 3 mm from it (within the noise of touching) touched it for sure.
+    Where it rested is the mean of its samples near their median: not displaced, and whether the
+    ball was touched is asked."""
+    from session import simgame
+
+    rep = simgame.play_dino_dunk(seed=127, target=2)
+    row = rep.flicks[13]
+    assert (row["episode"], row["action"], row["piece"]) == (14, "move", "away:ankylosaurus")
+    assert row["status"] == "asked" and row["asked"] == ["touched_ball"]

@@ -361,13 +361,13 @@ class DinoDunkSession(Session):
             for f in frames:
                 for i, tid in enumerate(f.obs.track_id):
                     acc.setdefault(int(tid), []).append((f.obs.xy[i], f.obs.sigma[i]))
-            out = {}
+            rested = {}
             for t, v in acc.items():
                 p, q = np.array([p for p, _ in v], dtype=float), np.array([q for _, q in v], dtype=float)
                 near = np.linalg.norm(p - np.median(p, axis=0), axis=1) <= k * q * np.sqrt(2.0)
                 p, q = (p[near], q[near]) if near.any() else (p, q)
-                out[t] = (p.mean(axis=0), float(q.mean()) / np.sqrt(len(p)))
-            return out
+                rested[t] = (p.mean(axis=0), float(q.mean()) / np.sqrt(len(p)))
+            return rested
 
         a, b = means(pre), means(post)
         for tid in set(a) & set(b):

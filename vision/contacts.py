@@ -210,7 +210,7 @@ def touched(projectile: Track, targets: list[Track], t_land: float, cfg: Contact
     resting = resting or {}
     ts, xy = projectile.trajectory()
     keep = ts >= t_land
-    ts, xy = ts[keep], xy[keep].copy()
+    ts, xy = ts[keep], xy[keep]  # (a boolean mask copies: the rest places below write on the copy)
     if projectile.id in resting and len(ts):
         until, at = resting[projectile.id]
         xy[ts <= until + 1e-9] = at

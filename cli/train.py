@@ -26,10 +26,11 @@ def register(subparsers) -> None:
                               description="Train the shipped models from simulator renders.")
     sub = p.add_subparsers(dest="train_what", metavar="WHAT")
     sub.required = True
-    a = sub.add_parser("attributes", help="the attribute classifiers (egg face and colour, card kind, team, colour, racer colour)",
+    a = sub.add_parser("attributes", help="the attribute classifiers (egg face and colour, card kind, team, colour, racer colour, "
+                                          "Dino Dunk's round piece size)",
                        description="Render crops, fit the attribute classifiers, measure them on other seeds, save them.")
     a.add_argument("--task", action="append", default=None,
-                   help="a task to train (repeat; default: all of egg-face, egg-colour, card, team, colour, racer-colour)")
+                   help="a task to train (repeat; default: all of egg-face, egg-colour, card, team, colour, racer-colour, size)")
     a.add_argument("--frames", type=int, default=None,
                    help="training renders per task (about 24 pieces each; default: the task's recipe, 600 or 1200)")
     a.add_argument("--test-frames", type=int, default=150, help="held-out renders per task (other seeds)")

@@ -2,11 +2,13 @@
 
 ``render_crops(task, frames, seed)`` fills scenes with the task's pieces (discs of both teams, discs
 of every named colour, Dodo Dash racers of every racer colour, Morris eggs of every colour and face, Dogo Dash cards of every kind face up
-and down), renders each with a random camera and a random style from ``sim/render.yaml``
+and down, Dino Dunk's ball and discs of every size lying against each other), renders each with a
+random camera and a random style from ``sim/render.yaml``
 (occluders off: a crop is of one piece), and cuts every piece at least ``min_visible`` visible out of
 the frame the way the live path will: round pieces by the box of their top face (jittered like a
-refined position's), cards by their quad (corners jittered like the card finder's) rectified
-upright.
+refined position's), for ``size`` the square of the top plane around a place within half the
+piece's radius of its centre (where the detector may have put it), cards by their quad (corners
+jittered like the card finder's) rectified upright.
 
 ``restyle(crops, task, rng)`` is the held-back style that the shipped models never see, for the
 tests of ``tableref teach``: another printing of the pieces (hues turned, a colour cast, a paper
@@ -21,12 +23,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.classify import CARD_KINDS, DISC_COLOURS, EGG_COLOURS, get_task
+from vision.classify import CARD_KINDS, DISC_COLOURS, EGG_COLOURS, ROUND_SIZES, SIZE_HALF_MM, get_task
 
 BOARDS = {"team": ("dino-dunk/tropic-turf", "dino-dunk/crater-court"),
           "colour": ("dino-dunk/tropic-turf", "dino-dunk/crater-court"),
           "racer-colour": ("dodo-dash/dodorado-jungle", "dodo-dash/dodorado-temple"),
-          "egg-face": ("morris/waterfall",), "egg-colour": ("morris/waterfall",), "card": ("dogo-dash/table",)}
+          "egg-face": ("morris/waterfall",), "egg-colour": ("morris/waterfall",), "card": ("dogo-dash/table",),
+          "size": ("dino-dunk/tropic-turf", "dino-dunk/crater-court")}
 RACER_COLOURS = ("red", "blue", "yellow", "green", "purple", "orange", "white", "pink")
 
 
@@ -109,9 +112,51 @@ def _scene(task: str, rng, board, specs, per_frame: int):
             p = piece(specs, game, "card", f"p{i}", x, y, angle_deg=rng.uniform(0, 360), card=card, face_up=up)
             pieces.append(p)
             labels[p.id] = kind
+    elif task == "size":
+        _size_scene(rng, board, specs, per_frame, pieces, labels)
     else:
         get_task(task)
     return Scene(game, board.ref, pieces), labels
+
+
+def _size_scene(rng, board, specs, n: int, pieces: list, labels: dict) -> None:
+    """Dino Dunk's round pieces as they lie in play, into ``pieces`` and ``labels``: the ball and
+    discs of every size and both teams, over the whole mat, more than half of them against another
+    (0-8 mm apart: a ball beside a disc, discs in a cluster), and now and then the ball on a disc."""
+    from sim.scenarios.common import piece
+
+    game = board.ref.split("/")[0]
+    L, W = board.length_mm, board.width_mm
+    kinds = ("ball", "disc-small", "disc-medium", "disc-medium", "disc-large")
+    placed = []  # (x, y, radius)
+    for i in range(n):
+        kind = kinds[int(rng.integers(len(kinds)))]
+        r = specs.piece(game, kind).radius
+        for _ in range(40):
+            if placed and rng.random() < 0.6:
+                x0, y0, r0 = placed[int(rng.integers(len(placed)))]
+                a, d = rng.uniform(0, 2 * np.pi), r0 + r + rng.uniform(0.0, 8.0)
+                x, y = x0 + d * np.cos(a), y0 + d * np.sin(a)
+            else:
+                x, y = rng.uniform(r + 5, L - r - 5), rng.uniform(r + 5, W - r - 5)
+            if r + 5 <= x <= L - r - 5 and r + 5 <= y <= W - r - 5 and \
+                    all(np.hypot(x - px, y - py) >= r + pr + 0.3 for px, py, pr in placed):
+                break
+        else:
+            continue
+        extra = {} if kind == "ball" else {"team": ("home", "away")[int(rng.integers(2))], "size": kind.replace("disc-", "")}
+        p = piece(specs, game, kind, f"p{i}", x, y, angle_deg=rng.uniform(0, 360), **extra)
+        pieces.append(p)
+        labels[p.id] = kind
+        placed.append((x, y, r))
+    discs = [p for p in pieces if p.kind != "ball"]
+    if discs and rng.random() < 0.3:  # the ball carried on a disc's top
+        d = discs[int(rng.integers(len(discs)))]
+        rb = specs.piece(game, "ball").radius
+        a, off = rng.uniform(0, 2 * np.pi), rng.uniform(0.0, d.radius - rb)
+        p = piece(specs, game, "ball", "carried", d.x + off * np.cos(a), d.y + off * np.sin(a), z=d.height)
+        pieces.append(p)
+        labels[p.id] = "ball"
 
 
 def _card_quad_px(camera, p) -> np.ndarray:
@@ -151,6 +196,8 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
     from sim.style import load_render_config, random_style
     from vision.attributes import box_crop, square_crop
     from vision.cards import rectify_card
+    from sim.bodies import ring
+    from vision.classify import size_box
 
     t = get_task(task)
     card_size = t.conv.size if t.conv is not None else t.spec.size  # what the shipped model reads
@@ -182,6 +229,14 @@ def render_crops(task: str, frames: int, seed: int, per_frame: int = 24, min_vis
                 crop = rectify_card(res.image, quad, card_size)
                 if rng.random() < 0.5:  # either short edge may come out on top
                     crop = crop[::-1, ::-1].copy()
+            elif task == "size":
+                # where the detector may have found it: anywhere within half its radius of its
+                # centre (the ball: within 2 mm), the square of its top plane around that place
+                p = by_id[pid]
+                reach = 2.0 if p.kind == "ball" else 0.5 * p.radius
+                a, d = rng.uniform(0, 2 * np.pi), reach * np.sqrt(rng.random())
+                px = camera.project(ring(p.x + d * np.cos(a), p.y + d * np.sin(a), p.z + p.height, SIZE_HALF_MM, n=24))
+                crop = square_crop(res.image, size_box(px), margin=0.0)
             elif task == "racer-colour":
                 x0, y0, x1, y1 = figure_box_px(camera, by_id[pid])
                 s = max(x1 - x0, y1 - y0, 2.0)

@@ -7,7 +7,9 @@ reference). ``load_model`` reads either; both have ``classes``, ``spec`` and ``p
 Tasks (``TASKS``): ``egg-face`` (whole / broken), ``egg-colour`` (blue, purple, red, yellow),
 ``card`` (cat, dog, bear, cookie, good-boy, back: on a card rectified upright), ``team`` (home /
 away, from the disc's printed team pattern, whatever the team colours), ``colour`` (the named colour
-of a disc's top face), ``racer-colour`` (a Dodo Dash racer, cut by the box of the whole figure).
+of a disc's top face), ``racer-colour`` (a Dodo Dash racer, cut by the box of the whole figure),
+``size`` (a Dino Dunk round piece's kind: the ball or a small, medium or large disc, from the square
+of its top plane ``SIZE_HALF_MM`` either side of where it was found: :func:`size_crops`).
 
 Where models are read from: a user profile made by ``tableref teach``
 (``$TABLEREF_HOME/profiles/<name>/<task>.npz``, ``TABLEREF_HOME`` defaulting to ``~/.tableref``)
@@ -37,6 +39,8 @@ CARD_KINDS = ("cat", "dog", "bear", "cookie", "good-boy", "back")
 EGG_COLOURS = ("blue", "purple", "red", "yellow")
 RACER_COLOURS = ("red", "blue", "yellow", "green", "purple", "orange", "white", "pink")
 DISC_COLOURS = ("blue", "purple", "red", "yellow", "green", "orange", "white", "black", "pink", "brown", "grey", "cyan")
+ROUND_SIZES = ("ball", "disc-small", "disc-medium", "disc-large")  # the "size" task's classes: Dino Dunk's kinds
+SIZE_HALF_MM = 30.0  # the "size" crop: the top plane this far either side of the place (mat mm)
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class Task:
     help: str = ""
     conv: ConvRecipe | None = None
     frames: int = 600  # training renders ``tableref train attributes`` makes by default (about 24 pieces each)
+    teach: bool = True  # whether ``tableref teach`` (and the dashboard's teach page) adapts it to a user's pieces
 
 
 TASKS = {
@@ -85,6 +90,11 @@ TASKS = {
                    help="named colour of a disc's top face"),
     "racer-colour": Task("racer-colour", RACER_COLOURS, FeatureSpec((24, 24), ("colour", "radial"), 8, False),
                          help="Dodo Dash racer colour, on the box of the whole figure (base and top rims)"),
+    "size": Task("size", ROUND_SIZES, FeatureSpec((32, 32), ("colour", "radial", "hog", "lbp"), 8, True),
+                 help="Dino Dunk round piece: the ball or a small, medium or large disc, from a crop of its top "
+                      "plane 60 mm across centred anywhere within half its radius of its centre",
+                 conv=ConvRecipe((32, 32), (16, 32, 64, 64), epochs=10, symmetry="quarter-turns"), frames=600,
+                 teach=False),  # (a check of the detector's own fit, on a square it cuts itself: not a user's crops)
 }
 
 
@@ -479,6 +489,28 @@ def classify_boxes(image: np.ndarray, xyxy: np.ndarray, task: str, profile: str 
     if task == "racer-colour":
         return clf.predict([box_crop(image, b) for b in np.asarray(xyxy, np.float64).reshape(-1, 4)])
     return clf.predict(crops_from_boxes(image, xyxy))
+
+
+def size_box(points_px: np.ndarray) -> tuple:
+    """The image box (x0, y0, x1, y1) of the "size" task's square: ``points_px`` the image points of
+    a ring of radius ``SIZE_HALF_MM`` on the piece's top plane (:func:`size_crops`)."""
+    pts = np.asarray(points_px, np.float64).reshape(-1, 2)
+    return (*pts.min(0), *pts.max(0))
+
+
+def size_crops(image: np.ndarray, transform, xy_mm, top_mm) -> list:
+    """The "size" task's crops: for each place ``xy_mm`` (n, 2) mat mm, the square of the image
+    around a ring of radius ``SIZE_HALF_MM`` on the plane ``top_mm`` (n,) above the mat (a piece's
+    top face), the way the training renders cut them (``vision.attribute_data``)."""
+    from vision.attributes import square_crop
+
+    n = 24
+    a = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
+    # (the renders' polygon of the circle's area: its corners a hair outside it)
+    ring = SIZE_HALF_MM * np.sqrt((2.0 * np.pi / n) / np.sin(2.0 * np.pi / n)) * np.column_stack([np.cos(a), np.sin(a)])
+    xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+    top = np.broadcast_to(np.asarray(top_mm, np.float64), (len(xy),))
+    return [square_crop(image, size_box(transform.mat_to_image(c + ring, float(h))), margin=0.0) for c, h in zip(xy, top)]
 
 
 def classify_cards(image: np.ndarray, quads_px: np.ndarray, profile: str | None = None,

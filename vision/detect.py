@@ -99,6 +99,8 @@ class DetectConfig:
     lying_refit: bool = False
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
+    size_veto: float = 0.0
+    size_pick: float = 0.6
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -949,6 +951,9 @@ class Detector:
             self._static_mask = cv2.dilate(m, np.ones((5, 5), np.uint8))
         self.attributes = attributes
         self.profile = profile
+        self.size_model = self._size_model()
+        self.sized = 0  # round finds whose size the "size" classifier changed in the last frame
+        self._size_cache: dict = {}  # (fitted x, y, kind) -> (its probabilities, its second fit or None), last frame
         self.timings_ms: dict = {}
         self.cpu_ms: dict = {}
         self.occluders = np.zeros((0, 4))
@@ -959,6 +964,19 @@ class Detector:
         self.reused = 0
         self.attributes_reused = 0
         self.attributes_moving = 0
+
+    def _size_model(self):
+        """The "size" classifier (``vision.classify``) where this game's round pieces are its classes
+        (Dino Dunk) and ``size_veto`` is set; None where it is not, or no model is there."""
+        from vision.classify import ROUND_SIZES, ModelError, load_classifier
+
+        if self.config.size_veto <= 0 or self.method not in ("classical", "hybrid") or \
+                not all(k in self.kinds and self.kinds[k].round for k in ROUND_SIZES):
+            return None
+        try:
+            return load_classifier("size")  # (the shipped model: it reads the square the detector cuts, not taught crops)
+        except ModelError:
+            return None
 
     def set_reference(self, image: np.ndarray | None) -> None:
         """The table at rest before the action now awaited (BGR image px, the frames' size), or None:
@@ -1513,6 +1531,72 @@ class Detector:
             self._cache = (frame.copy(), rough.copy(), list(kinds), out)
         return out
 
+    def _size_checked(self, frame, idx, res, good, kinds: list, cand: Candidates, bg) -> list:
+        """``kinds`` with the round finds the "size" classifier says are not of the size fitted fitted
+        again: where its probability of that size is under ``size_veto``, the find is fitted from
+        where it was fitted (the pieces fitted beside it left out) at the other sizes it gives at
+        least ``size_pick``, the cylinder that explains the frame best picking among them
+        (:func:`vision.refine.radius_choice`), and takes that size where the fit is sound (as the
+        first fits: within 0.3 of the size's radius). A disc of the mat's colour is
+        seen by its white emblem alone, which a ball's cylinder explains as well as the disc's; a ball
+        against a disc, by a small disc's. ``res`` (the fits of the finds ``idx``) is updated in place."""
+        from vision.classify import ROUND_SIZES, size_crops
+
+        T, cfg = self.transform, self.config
+        sizes = {name: self.kinds[name] for name in ROUND_SIZES}
+        js = [j for j in np.nonzero(good)[0] if any(abs(kinds[idx[j]].radius - k.radius) < 1e-6 and
+                                                    kinds[idx[j]].height == k.height for k in sizes.values())]
+        if not js:
+            return kinds
+        # a fit reused from the last frame (its patch unchanged: the same place to the bit) keeps its
+        # verdict and its second fit
+        old = self._size_cache if self.reuse else {}
+        key = {j: (float(res.xy[j][0]), float(res.xy[j][1]), kinds[idx[j]].name) for j in js}
+        fresh = [j for j in js if key[j] not in old]
+        P = dict(zip(fresh, self.size_model.predict_proba(
+            size_crops(frame, T, res.xy[fresh], [kinds[idx[j]].height for j in fresh])) if fresh else []))
+        P.update({j: old[key[j]][0] for j in js if j not in P})
+        cache = {key[j]: (P[j], None) for j in js}
+        classes = list(self.size_model.classes)
+        others = Observation(xy=res.xy[good], radius=np.array([kinds[idx[j]].radius for j in np.nonzero(good)[0]]),
+                             height=np.array([kinds[idx[j]].height for j in np.nonzero(good)[0]]),
+                             kind=[kinds[idx[j]].name for j in np.nonzero(good)[0]],
+                             confidence=np.ones(int(good.sum())), sigma=np.ones(int(good.sum())))
+        where = {j: n for n, j in enumerate(np.nonzero(good)[0])}  # a fit's row in ``others``
+        own_of = [next(c for c in ROUND_SIZES if abs(sizes[c].radius - kinds[idx[j]].radius) < 1e-6) for j in js]
+        vetoed = sorted((float(P[j][classes.index(o)]), j, o) for j, o in zip(js, own_of) if P[j][classes.index(o)] < cfg.size_veto)
+        for _, j, own in vetoed:  # the surest first: a piece fitted again is left out of the next's fit where it now is
+            i, p = idx[j], P[j]
+            alt = [sizes[c] for c in sorted(classes, key=lambda c: -p[classes.index(c)])
+                   if c != own and p[classes.index(c)] >= cfg.size_pick and sizes[c].height == kinds[i].height]
+            if not alt:
+                continue
+            h, start = kinds[i].height, res.xy[j].copy()
+            fit = old.get(key[j], (None, None))[1]
+            if fit is None:
+                near = others[np.linalg.norm(others.xy - start, axis=1) > 1e-6] if len(others) else others
+                r_max = max(k.radius for k in alt)
+                fit = refine_discs(frame, T, start[None], np.array([alt[0].radius]), np.array([h]), cfg.refine, background=bg,
+                                   radius_choices=[[k.radius for k in alt]],
+                                   exclude=list(self.static) + _outlines_near(T, near, start, r_max, h))
+            cache[key[j]] = (p, fit)
+            c, sig = fit.xy[0].copy(), float(fit.sigma[0])
+            new = alt[int(fit.choice[0])] if fit.choice is not None and 0 <= int(fit.choice[0]) < len(alt) else alt[0]
+            if not (fit.ok[0] and np.all(np.isfinite(c)) and np.isfinite(sig)) or \
+                    abs(float(fit.radius[0]) - new.radius) > 0.3 * new.radius:
+                continue
+            sig = float(np.hypot(sig, float(fit.radius[0]) - new.radius))  # (its outline's misfit, as a refit's)
+            # (the kind named for that size among the game's round kinds, as the first fits name it)
+            kind = next(k for k in self.round if k.height == h and abs(k.radius - new.radius) < 1e-6)
+            kinds = list(kinds)
+            kinds[i] = kind
+            cand.kind[i] = kind.name
+            res.xy[j], res.sigma[j], res.radius[j] = c, sig, fit.radius[0]
+            others.xy[where[j]], others.radius[where[j]] = c, new.radius
+            self.sized += 1
+        self._size_cache = cache
+        return kinds
+
     def _refined(self, frame, cand: Candidates, frame_index, timestamp) -> Observation:
         self._rough = {}
         n = len(cand.xy)
@@ -1578,6 +1662,14 @@ class Detector:
                 off = np.array([abs(kinds[i].radius - res.radius[j]) > 0.3 * kinds[i].radius for j, i in enumerate(idx)])
                 keep[idx[off | ~res.ok]] = False
             good = res.ok & np.isfinite(res.xy).all(axis=1)
+            self.sized = 0
+            if self.size_model is not None and choices is not None and good.any():
+                from dataclasses import replace
+
+                # (on copies: the fits are kept as they came for the next frame's reuse)
+                res = replace(res, xy=res.xy.copy(), sigma=res.sigma.copy(), radius=res.radius.copy())
+                kinds = self._size_checked(frame, idx, res, good, kinds, cand, bg)
+                radius = np.array([k.radius for k in kinds])
             xy[idx[good]] = res.xy[good]
             # each fit's candidate place, by the place fitted (:meth:`_refit_smaller`)
             self._rough = {(float(res.xy[j][0]), float(res.xy[j][1])): cand.xy[i].copy()

@@ -28,7 +28,7 @@ def tasks() -> dict:
     from vision.classify import TASKS
     from vision.teach import FREE_CLASSES
 
-    return {name: {"classes": list(t.classes), "free_classes": name in FREE_CLASSES} for name, t in TASKS.items()}
+    return {name: {"classes": list(t.classes), "free_classes": name in FREE_CLASSES} for name, t in TASKS.items() if t.teach}
 
 
 def check_task_class(task, cls=None) -> tuple[str, str | None]:

@@ -32,4 +32,6 @@ def test_a_ball_dropped_for_an_overlap_its_larger_fit_made_is_fitted_again(seed,
     # off; seed 6: beside a small disc, fitted as a small disc overlapping it
     err, sigma = _ball_error(seed, index)
     assert err < 3.0 and err < 3.0 * sigma, (err, sigma)  # (0.7 mm at σ 2.7; 2.4 at σ 1.7)
-    assert _ball_error(seed, index, lying_refit=False)[0] > 6.0  # (no ball found: the bench's gate is 6 mm)
+    # (no ball found: the bench's gate is 6 mm; the size classifier's second look, which finds the
+    # ball of seed 6 too, from the small disc fitted to it, left out)
+    assert _ball_error(seed, index, lying_refit=False, size_veto=0.0)[0] > 6.0

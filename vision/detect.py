@@ -101,6 +101,7 @@ class DetectConfig:
     speck_min_px: int = 0
     size_veto: float = 0.0
     size_pick: float = 0.6
+    size_reuse_mm: float = 0.5
     refine: RefineConfig = field(default_factory=RefineConfig)
 
     @classmethod
@@ -1548,14 +1549,22 @@ class Detector:
                                                     kinds[idx[j]].height == k.height for k in sizes.values())]
         if not js:
             return kinds
-        # a fit reused from the last frame (its patch unchanged: the same place to the bit) keeps its
-        # verdict and its second fit
+        # a piece fitted within ``size_reuse_mm`` of where a piece of its size was in the last frame
+        # keeps that verdict (a still piece: the network runs on pieces that moved); its second fit
+        # only where its fit was reused (the same place to the bit: its patch unchanged)
         old = self._size_cache if self.reuse else {}
         key = {j: (float(res.xy[j][0]), float(res.xy[j][1]), kinds[idx[j]].name) for j in js}
-        fresh = [j for j in js if key[j] not in old]
-        P = dict(zip(fresh, self.size_model.predict_proba(
-            size_crops(frame, T, res.xy[fresh], [kinds[idx[j]].height for j in fresh])) if fresh else []))
-        P.update({j: old[key[j]][0] for j in js if j not in P})
+        P, fresh = {}, []
+        for j in js:
+            near = [v for k, v in old.items() if k[2] == key[j][2] and
+                    np.hypot(k[0] - key[j][0], k[1] - key[j][1]) <= cfg.size_reuse_mm]
+            if near:
+                P[j] = near[0][0]
+            else:
+                fresh.append(j)
+        if fresh:
+            P.update(zip(fresh, self.size_model.predict_proba(
+                size_crops(frame, T, res.xy[fresh], [kinds[idx[j]].height for j in fresh]))))
         cache = {key[j]: (P[j], None) for j in js}
         classes = list(self.size_model.classes)
         others = Observation(xy=res.xy[good], radius=np.array([kinds[idx[j]].radius for j in np.nonzero(good)[0]]),

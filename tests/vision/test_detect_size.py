@@ -80,3 +80,20 @@ def test_a_still_frame_reuses_the_verdicts_and_second_fits():
     moved[:40] = 255 - moved[:40]  # a strip far from the pieces changed: their fits and verdicts stand
     det(moved, 2, 2 / 30)
     assert calls == []
+
+
+def test_a_piece_that_stayed_keeps_its_verdict_through_the_cameras_noise():
+    fr, obs, det = _finds(7, 21)
+    calls = []
+    predict = det.size_model.predict_proba
+    det.size_model.predict_proba = lambda crops: calls.append(len(crops)) or predict(crops)
+    noisy = np.clip(fr.image.astype(np.int16) + np.random.default_rng(0).normal(0, 3, fr.image.shape).round(), 0, 255).astype(np.uint8)
+    again = det(noisy, 1, 1 / 30)  # every patch changed: each piece fitted again, a few hundredths of a mm off
+    assert det.reused == 0
+    assert calls == [] and det.sized == 1  # ... and still where its verdict was: none classified again
+    disc = next(t for t in fr.truth if t["id"] == "home:2")
+    assert _nearest(again, disc["xy"])[1] == "disc-medium"
+    det.config = dataclasses.replace(det.config, size_reuse_mm=0.0)
+    noisy2 = np.clip(fr.image.astype(np.int16) + np.random.default_rng(1).normal(0, 3, fr.image.shape).round(), 0, 255).astype(np.uint8)
+    det(noisy2, 2, 2 / 30)
+    assert calls and sum(calls) >= 10  # (no reuse: every round find classified again)

@@ -20,7 +20,9 @@ The classical path's other pieces (figures, projectile tokens, cards) come from
 named by a small CNN, which also drops a round find that is part of a figure (the toucan's head).
 
 Then :func:`vision.refine.refine_discs` fits each round piece's outline in the view rectified at
-its top's height (parallax removed) and gives σ. Pieces that are not round (figures, projectiles,
+its top's height (parallax removed), picks its size among those it may have, and gives σ; Dino
+Dunk's round finds get a second look at their size from a small CNN (:meth:`Detector._size_checked`,
+the ``size`` task of :mod:`vision.classify`). Pieces that are not round (figures, projectiles,
 cards) keep the box's position with a σ from the box size. Attributes (team, egg face and colour,
 card kind, racer colour) come from :mod:`vision.classify` when its models are present.
 """

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from vision.classify import CARD_KINDS, DISC_COLOURS, EGG_COLOURS, ROUND_SIZES, SIZE_HALF_MM, get_task
+from vision.classify import CARD_KINDS, DISC_COLOURS, EGG_COLOURS, SIZE_HALF_MM, get_task
 
 BOARDS = {"team": ("dino-dunk/tropic-turf", "dino-dunk/crater-court"),
           "colour": ("dino-dunk/tropic-turf", "dino-dunk/crater-court"),

@@ -30,7 +30,7 @@ card kind, racer colour) come from :mod:`vision.classify` when its models are pr
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +102,7 @@ class DetectConfig:
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
     size_veto: float = 0.0
-    size_pick: float = 0.6
+    size_pick: float = 0.1
     size_reuse_mm: float = 0.5
     refine: RefineConfig = field(default_factory=RefineConfig)
 
@@ -1547,8 +1547,14 @@ class Detector:
 
         T, cfg = self.transform, self.config
         sizes = {name: self.kinds[name] for name in ROUND_SIZES}
-        js = [j for j in np.nonzero(good)[0] if any(abs(kinds[idx[j]].radius - k.radius) < 1e-6 and
-                                                    kinds[idx[j]].height == k.height for k in sizes.values())]
+        fitted = np.nonzero(good)[0]
+        own = {}  # each fit of one of the classes' sizes: that class
+        for j in fitted:
+            c = next((c for c, k in sizes.items() if abs(k.radius - kinds[idx[j]].radius) < 1e-6
+                      and k.height == kinds[idx[j]].height), None)
+            if c is not None:
+                own[j] = c
+        js = list(own)
         if not js:
             return kinds
         # a piece fitted within ``size_reuse_mm`` of where a piece of its size was in the last frame
@@ -1558,10 +1564,10 @@ class Detector:
         key = {j: (float(res.xy[j][0]), float(res.xy[j][1]), kinds[idx[j]].name) for j in js}
         P, fresh = {}, []
         for j in js:
-            near = [v for k, v in old.items() if k[2] == key[j][2] and
+            prev = [v for k, v in old.items() if k[2] == key[j][2] and
                     np.hypot(k[0] - key[j][0], k[1] - key[j][1]) <= cfg.size_reuse_mm]
-            if near:
-                P[j] = near[0][0]
+            if prev:
+                P[j] = prev[0][0]
             else:
                 fresh.append(j)
         if fresh:
@@ -1569,17 +1575,15 @@ class Detector:
                 size_crops(frame, T, res.xy[fresh], [kinds[idx[j]].height for j in fresh]))))
         cache = {key[j]: (P[j], None) for j in js}
         classes = list(self.size_model.classes)
-        others = Observation(xy=res.xy[good], radius=np.array([kinds[idx[j]].radius for j in np.nonzero(good)[0]]),
-                             height=np.array([kinds[idx[j]].height for j in np.nonzero(good)[0]]),
-                             kind=[kinds[idx[j]].name for j in np.nonzero(good)[0]],
-                             confidence=np.ones(int(good.sum())), sigma=np.ones(int(good.sum())))
-        where = {j: n for n, j in enumerate(np.nonzero(good)[0])}  # a fit's row in ``others``
-        own_of = [next(c for c in ROUND_SIZES if abs(sizes[c].radius - kinds[idx[j]].radius) < 1e-6) for j in js]
-        vetoed = sorted((float(P[j][classes.index(o)]), j, o) for j, o in zip(js, own_of) if P[j][classes.index(o)] < cfg.size_veto)
-        for _, j, own in vetoed:  # the surest first: a piece fitted again is left out of the next's fit where it now is
+        others = Observation(xy=res.xy[fitted], radius=np.array([kinds[idx[j]].radius for j in fitted]),
+                             height=np.array([kinds[idx[j]].height for j in fitted]), kind=[kinds[idx[j]].name for j in fitted],
+                             confidence=np.ones(len(fitted)), sigma=np.ones(len(fitted)))
+        where = {j: n for n, j in enumerate(fitted)}  # a fit's row in ``others``
+        vetoed = sorted((float(P[j][classes.index(own[j])]), j) for j in js if P[j][classes.index(own[j])] < cfg.size_veto)
+        for _, j in vetoed:  # the surest first: a piece fitted again is left out of the next's fit where it now is
             i, p = idx[j], P[j]
             alt = [sizes[c] for c in sorted(classes, key=lambda c: -p[classes.index(c)])
-                   if c != own and p[classes.index(c)] >= cfg.size_pick and sizes[c].height == kinds[i].height]
+                   if c != own[j] and p[classes.index(c)] >= cfg.size_pick and sizes[c].height == kinds[i].height]
             if not alt:
                 continue
             h, start = kinds[i].height, res.xy[j].copy()
@@ -1675,8 +1679,6 @@ class Detector:
             good = res.ok & np.isfinite(res.xy).all(axis=1)
             self.sized = 0
             if self.size_model is not None and choices is not None and good.any():
-                from dataclasses import replace
-
                 # (on copies: the fits are kept as they came for the next frame's reuse)
                 res = replace(res, xy=res.xy.copy(), sigma=res.sigma.copy(), radius=res.radius.copy())
                 kinds = self._size_checked(frame, idx, res, good, kinds, cand, bg)

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(not (SHIPPED_DIR / "size.npz").exists(), reason=
 
 
 def _finds(seed: int, index: int, **changes):
-    """(frame, observation) of frame ``index`` of the vision bench's framed frames of ``seed``, the
+    """(frame, observation, detector) of frame ``index`` of the vision bench's framed frames of ``seed``, the
     classical detector's config with ``changes``."""
     fr = next(bench_frames(1, FRAMED, seed, start=index))
     config = dataclasses.replace(DetectConfig.load(), **changes)

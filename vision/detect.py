@@ -1475,17 +1475,13 @@ class Detector:
             start = np.asarray(rough.get((float(obs.xy[i][0]), float(obs.xy[i][1])), obs.xy[i]), float)
             res = refine_discs(frame, T, start[None], np.array([sizes[-1]]), np.array([h]), cfg.refine, background=bg,
                                radius_choices=[sizes], exclude=list(self.static) + _outlines_near(T, kept, start, r0, h))
-            c, sig = res.xy[0], float(res.sigma[0])
-            pick = int(res.choice[0]) if res.choice is not None else len(sizes) - 1
-            r = sizes[pick] if 0 <= pick < len(sizes) else np.nan
-            # (as the first fits: an outline grown or shrunk by more than 0.3 of the size is not a piece of it)
-            if not (res.ok[0] and np.all(np.isfinite(c)) and np.isfinite(sig) and np.isfinite(r)) or \
-                    abs(float(res.radius[0]) - r) > 0.3 * r:
+            got = self._refit_taken(res, sizes, h, len(sizes) - 1)
+            if got is None:
                 continue
-            sig = float(np.hypot(sig, float(res.radius[0]) - r))  # (its outline's misfit: a contested place)
+            c, sig, kind = got
+            r = kind.radius
             if cfg.max_sigma_radius > 0 and sig > cfg.max_sigma_radius * r:
                 continue
-            kind = next(k for k in self.round if k.height == h and abs(k.radius - r) < 1e-6)
             if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart)
                    for j in range(len(kept))):
                 continue
@@ -1494,6 +1490,21 @@ class Detector:
                                confidence=np.append(kept.confidence, float(obs.confidence[i])),
                                sigma=np.append(kept.sigma, sig), frame_index=kept.frame_index, timestamp=kept.timestamp)
         return kept
+
+    def _refit_taken(self, fit, radii: list, h: float, default: int):
+        """(place (2,) mat mm, σ mm, kind) of a piece fitted again (``fit``, one piece, a
+        :class:`vision.refine.Refined`) at the sizes ``radii`` (mm) of height ``h``, the one its fit
+        chose (``default`` when none), or None where the fit is unsound: as the first fits, an
+        outline grown or shrunk by more than 0.3 of the size is not a piece of it. Its σ is grown by
+        how far the fitted outline is from the size's, in quadrature (a contested place)."""
+        c, sig = fit.xy[0].copy(), float(fit.sigma[0])
+        pick = int(fit.choice[0]) if fit.choice is not None else default
+        r = radii[pick] if 0 <= pick < len(radii) else np.nan
+        if not (fit.ok[0] and np.all(np.isfinite(c)) and np.isfinite(sig) and np.isfinite(r)) or \
+                abs(float(fit.radius[0]) - r) > 0.3 * r:
+            return None
+        sig = float(np.hypot(sig, float(fit.radius[0]) - r))
+        return c, sig, next(k for k in self.round if k.height == h and abs(k.radius - r) < 1e-6)
 
     def _refine_cached(self, frame, rough, kinds, radius, height, bg, choices=None, weak=None, hands=()):
         """:func:`refine_discs` on the pieces that changed since the last frame; the rest reused.
@@ -1580,6 +1591,7 @@ class Detector:
                              confidence=np.ones(len(fitted)), sigma=np.ones(len(fitted)))
         where = {j: n for n, j in enumerate(fitted)}  # a fit's row in ``others``
         vetoed = sorted((float(P[j][classes.index(own[j])]), j) for j in js if P[j][classes.index(own[j])] < cfg.size_veto)
+        kinds = list(kinds)
         for _, j in vetoed:  # the surest first: a piece fitted again is left out of the next's fit where it now is
             i, p = idx[j], P[j]
             alt = [sizes[c] for c in sorted(classes, key=lambda c: -p[classes.index(c)])
@@ -1595,19 +1607,14 @@ class Detector:
                                    radius_choices=[[k.radius for k in alt]],
                                    exclude=list(self.static) + _outlines_near(T, near, start, r_max, h))
             cache[key[j]] = (p, fit)
-            c, sig = fit.xy[0].copy(), float(fit.sigma[0])
-            new = alt[int(fit.choice[0])] if fit.choice is not None and 0 <= int(fit.choice[0]) < len(alt) else alt[0]
-            if not (fit.ok[0] and np.all(np.isfinite(c)) and np.isfinite(sig)) or \
-                    abs(float(fit.radius[0]) - new.radius) > 0.3 * new.radius:
+            got = self._refit_taken(fit, [k.radius for k in alt], h, 0)
+            if got is None:
                 continue
-            sig = float(np.hypot(sig, float(fit.radius[0]) - new.radius))  # (its outline's misfit, as a refit's)
-            # (the kind named for that size among the game's round kinds, as the first fits name it)
-            kind = next(k for k in self.round if k.height == h and abs(k.radius - new.radius) < 1e-6)
-            kinds = list(kinds)
+            c, sig, kind = got
             kinds[i] = kind
             cand.kind[i] = kind.name
             res.xy[j], res.sigma[j], res.radius[j] = c, sig, fit.radius[0]
-            others.xy[where[j]], others.radius[where[j]] = c, new.radius
+            others.xy[where[j]], others.radius[where[j]] = c, kind.radius
             self.sized += 1
         self._size_cache = cache
         return kinds

@@ -101,3 +101,24 @@ def test_score_frame_lists_each_piece_with_its_error_and_sigma():
     # the list holds the same errors the figures are made of
     assert sorted(r["error_mm"] for r in t.pieces) == pytest.approx(sorted(t.err_round))
     assert summarise(t)["pieces"] == t.pieces
+
+
+def test_a_second_find_of_a_piece_is_wrong_and_a_find_on_a_piece_left_unmatched_is_not():
+    from shapely import affinity, box
+
+    log = _piece("log", "log", 400, 300, visible=0.6, radius=9.0)  # part hidden: don't care
+    log["footprint"] = affinity.rotate(box(380, 291, 420, 309), 0.0)  # 40 x 18 mm along x
+    truth = [_piece("a", "disc-medium", 100, 100), log, _piece("r", "racer", 600, 300, radius=12.5)]
+    fr = BenchFrame(None, None, None, BOARD, truth, "dodo-dash/throws", 2.0)
+    obs = Observation.from_pieces([
+        {"xy": [100.2, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3},  # a: right
+        {"xy": [106.0, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3},  # a again: a second find, wrong
+        {"xy": [414.0, 300.0], "radius": 9, "kind": "log", "sigma": 2.0},  # on the hidden log's visible end: not wrong
+        {"xy": [400.0, 314.0], "radius": 9, "kind": "log", "sigma": 2.0},  # 5 mm off the log's side: wrong
+        {"xy": [612.0, 300.0], "radius": 12.5, "kind": "racer", "sigma": 2.0},  # r, 12 mm off: missed, but on it
+    ])
+    t = Tally()
+    score_frame(t, obs, fr, {"disc-medium", "log", "racer"}, {"disc-medium"})
+    assert (t.tp, t.fn, t.fp) == (1, 1, 2)
+    wrong = sorted((f["xy"][0], f["duplicate"]) for f in t.false_positives)
+    assert wrong == [(106.0, True), (400.0, False)]

@@ -103,6 +103,7 @@ class BlobConfig:
     base_far_area: float = 1.0
     card_centre: bool = False
     card_stack_ratio: float = 0.0
+    card_merge: float = 0.0
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("racer", 1.2), ("figure", 1.8), ("token", 1.2), ("card", 2.5))
 
@@ -305,6 +306,44 @@ def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), st
         if width > 1e-6:
             c = c - 0.5 * (area - card_area) / width * d
     return c
+
+
+def card_groups(props: list, transform, height: float, card_size: tuple, slack: float) -> list:
+    """The proposals ``props`` (each named a card of size ``card_size`` mm) that are parts of one card:
+    lists of indices, largest part first, each list two parts or more. A card whose print matches the
+    mat in places leaves the mask in pieces, each named a card; parts whose outlines on the card's
+    plane (``height`` mm) fit together in a rectangle no larger than a card (each side within
+    ``slack`` of the card's, plus a pixel) are one card. Largest first, each part joins the first
+    group it fits."""
+    import cv2
+
+    def outline(p):
+        cs, _ = cv2.findContours(p.region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pts = np.vstack([c.reshape(-1, 2) for c in cs]).astype(float) + [p.box[0], p.box[1]]
+        return transform.image_to_mat(pts, height)
+
+    L, W = max(card_size), min(card_size)
+    order = sorted(range(len(props)), key=lambda i: -props[i].area_mm2)
+    pts = {i: outline(props[i]) for i in order}
+    # the directions a card may lie in, a degree apart (a rectangle the size of a card holds the points
+    # when, along some direction, their spread is within its length and across it within its width)
+    th = np.radians(np.arange(0.0, 180.0, 1.0))
+    axes = np.stack([np.cos(th), np.sin(th)], axis=1)
+    groups: list = []
+    for i in order:
+        if not np.isfinite(pts[i]).all():
+            continue
+        mu = float(transform.mm_per_px(pts[i].mean(axis=0)[None])[0])
+        for g in groups:
+            both = cv2.convexHull(np.vstack([pts[j] for j in g] + [pts[i]]).astype(np.float32)).reshape(-1, 2)
+            along = both @ axes.T
+            spread = along.max(axis=0) - along.min(axis=0)
+            if np.any((spread <= L * (1 + slack) + mu) & (np.roll(spread, -90) <= W * (1 + slack) + mu)):
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    return [g for g in groups if len(g) > 1]
 
 
 def figure_base(p: Proposal, transform, radius: float, height: float, iterations: int = 2,

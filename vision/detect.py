@@ -1082,6 +1082,8 @@ class Detector:
                                            np.array([q.centre for q in parts], float), None))
         cls = np.asarray(model.classes, dtype=object)
         best = P.argmax(1)
+        if bc.card_merge > 0 and self._card_size:
+            props, P, best, joined = self._cards_joined(props, P, best, cls, bc, joined)
         xy, kinds, conf, sig, found, carved = [], [], [], [], [], set()
         for i, p in enumerate(props):
             c = str(cls[best[i]])
@@ -1131,6 +1133,32 @@ class Detector:
                            height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
                            kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
                            sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+
+    def _cards_joined(self, props: list, P: np.ndarray, best: np.ndarray, cls, bc, joined: set) -> tuple:
+        """The proposals named a card that are parts of one card (:func:`vision.blobs.card_groups`)
+        made one proposal (placed as one card's silhouette: :func:`vision.blobs.card_centre`); its
+        class probabilities the largest part's. Returns ``(props, P, best, joined)`` (``joined``: the
+        indices of the proposals :func:`vision.blobs.regroup` made, renumbered)."""
+        from vision.blobs import card_groups, kind_of, merge_proposals
+
+        by_kind: dict = {}
+        for i in range(len(props)):
+            k = kind_of(self.game, str(cls[best[i]]), self.kinds)
+            if k in self._card_size and P[i, best[i]] >= bc.min_conf:
+                by_kind.setdefault(k, []).append(i)
+        gone, added, rows = set(), [], []
+        for k, idx in by_kind.items():
+            for g in card_groups([props[i] for i in idx], self.transform, self.kinds[k].height / 2.0,
+                                 self._card_size[k], bc.card_merge):
+                members = [idx[j] for j in g]
+                gone.update(members)
+                added.append(merge_proposals([props[i] for i in members]))
+                rows.append(P[members[0]])
+        if not added:
+            return props, P, best, joined
+        keep = [i for i in range(len(props)) if i not in gone]
+        P = np.vstack([P[keep], np.array(rows)])
+        return [props[i] for i in keep] + added, P, P.argmax(1), {keep.index(i) for i in joined if i in keep}
 
     def _figure_bases(self, frame, xy: list, kinds: list, sig: list, obs: Observation,
                       props: list | None = None) -> tuple[list, list]:

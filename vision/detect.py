@@ -99,6 +99,7 @@ class DetectConfig:
     lying_apart: float = 0.0
     lying_min_height_mm: float = 0.0
     lying_refit: bool = False
+    figure_refit_mm: float = 0.0
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
     size_veto: float = 0.0
@@ -1026,6 +1027,9 @@ class Detector:
         if self.config.lying_apart > 0 and len(obs) > 1:
             obs = self._apart_lying(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
+        if self.config.figure_refit_mm > 0 and self.__dict__.get("_unfit") and len(obs):
+            obs = self._refit_beside_figures(frame, obs)
+            t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
             obs.attributes.update(self._attributes_cached(frame, obs))
         t3, c3 = time.perf_counter(), time.process_time()
@@ -1519,6 +1523,53 @@ class Detector:
                                sigma=np.append(kept.sigma, sig), frame_index=kept.frame_index, timestamp=kept.timestamp)
         return kept
 
+    def _refit_beside_figures(self, frame, obs: Observation) -> Observation:
+        """``obs`` with the round candidates found from a peak whose fit failed (``_unfit``, from
+        :meth:`_refined`) and whose outline comes within ``figure_refit_mm`` of a figure's silhouette
+        in the image (a racer, the toucan, the hunter found) fitted again from their candidate's
+        place, the figures' silhouettes (their rims' hull, grown by the blobs' ``absorb_margin_mm``)
+        left out of the fit: an egg against the toucan makes one part of the difference with it, and
+        its first fit, not knowing the toucan, was drawn into it. Each is added where that fit is sound
+        (:meth:`_refit_taken`), lies within its own radius of the candidate and overlaps no piece found
+        (nor one added) more than lying pieces can."""
+        import cv2
+
+        from vision.blobs import FIGURE_CLASSES, figure_outline_px
+
+        T, cfg = self.transform, self.config
+        figs = [j for j in range(len(obs)) if obs.kind[j] in FIGURE_CLASSES]
+        if not figs or self.background is None:
+            return obs
+        grow = self.blob_config.absorb_margin_mm if self.blob_config is not None else 0.0
+        hull = {j: cv2.convexHull(figure_outline_px(T, obs.xy[j], float(obs.radius[j]) + grow, float(obs.height[j]))
+                                  .astype(np.float32)).reshape(-1, 2) for j in figs}
+        kept = obs
+        for start, radii, h, score in self._unfit:
+            # (in the image: a figure's silhouette reaches far from its base toward the camera's far side)
+            at = T.mat_to_image(start[None], h)[0]
+            reach = (max(radii) + cfg.figure_refit_mm) / float(T.mm_per_px(start[None], h)[0])
+            near = [j for j in figs if cv2.pointPolygonTest(hull[j], (float(at[0]), float(at[1])), True) >= -reach]
+            if not near:
+                continue
+            hulls = [hull[j].astype(float) for j in near]
+            res = refine_discs(frame, T, start[None], np.array([radii[0]]), np.array([h]), cfg.refine,
+                               background=self.background.raw, radius_choices=[radii],
+                               exclude=list(self.static) + hulls + _outlines_near(T, kept, start, max(radii), h))
+            got = self._refit_taken(res, radii, h, 0)
+            if got is None:
+                continue
+            c, sig, kind = got
+            r = kind.radius
+            if np.hypot(*(c - start)) > r or (cfg.max_sigma_radius > 0 and sig > cfg.max_sigma_radius * r):
+                continue
+            if any(np.hypot(*(c - kept.xy[j])) < cfg.lying_apart * (r + kept.radius[j]) for j in range(len(kept))):
+                continue
+            kept = Observation(xy=np.vstack([kept.xy, c[None]]), radius=np.append(kept.radius, r),
+                               height=np.append(kept.height, h), kind=list(kept.kind) + [kind.name],
+                               confidence=np.append(kept.confidence, score), sigma=np.append(kept.sigma, sig),
+                               frame_index=kept.frame_index, timestamp=kept.timestamp)
+        return kept
+
     def _refit_taken(self, fit, radii: list, h: float, default: int):
         """(place (2,) mat mm, σ mm, kind) of a piece fitted again (``fit``, one piece, a
         :class:`vision.refine.Refined`) at the sizes ``radii`` (mm) of height ``h``, the one its fit
@@ -1649,6 +1700,7 @@ class Detector:
 
     def _refined(self, frame, cand: Candidates, frame_index, timestamp) -> Observation:
         self._rough = {}
+        self._unfit = []
         n = len(cand.xy)
         if n == 0:
             return Observation.empty(frame_index, timestamp)
@@ -1711,6 +1763,11 @@ class Detector:
                 # not a round piece of this game at all (a figure, a card, a shadow): drop it
                 off = np.array([abs(kinds[i].radius - res.radius[j]) > 0.3 * kinds[i].radius for j, i in enumerate(idx)])
                 keep[idx[off | ~res.ok]] = False
+                # (their candidates, for a second fit beside the figures found: :meth:`_refit_beside_figures`)
+                # (a peak's, not a fragment's: a fragment beside a figure is mostly the figure's own)
+                frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
+                self._unfit = [(cand.xy[i].copy(), [k.radius for k in choices[j]], float(height[i]), float(conf[i]))
+                               for j, i in enumerate(idx) if (off[j] or not res.ok[j]) and not frag[i]]
             good = res.ok & np.isfinite(res.xy).all(axis=1)
             self.sized = 0
             if self.size_model is not None and choices is not None and good.any():

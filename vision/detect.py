@@ -1027,7 +1027,7 @@ class Detector:
         if self.config.lying_apart > 0 and len(obs) > 1:
             obs = self._apart_lying(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
-        if self.config.figure_refit_mm > 0 and self.__dict__.get("_unfit") and len(obs):
+        if self.config.figure_refit_mm > 0 and self._unfit and len(obs):
             obs = self._refit_beside_figures(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
@@ -1763,8 +1763,8 @@ class Detector:
                 # not a round piece of this game at all (a figure, a card, a shadow): drop it
                 off = np.array([abs(kinds[i].radius - res.radius[j]) > 0.3 * kinds[i].radius for j, i in enumerate(idx)])
                 keep[idx[off | ~res.ok]] = False
-                # (their candidates, for a second fit beside the figures found: :meth:`_refit_beside_figures`)
-                # (a peak's, not a fragment's: a fragment beside a figure is mostly the figure's own)
+                # (the candidates from a peak, for a second fit beside the figures found:
+                # :meth:`_refit_beside_figures`; a fragment beside a figure is mostly the figure's own)
                 frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
                 self._unfit = [(cand.xy[i].copy(), [k.radius for k in choices[j]], float(height[i]), float(conf[i]))
                                for j, i in enumerate(idx) if (off[j] or not res.ok[j]) and not frag[i]]

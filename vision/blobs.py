@@ -73,6 +73,7 @@ class BlobConfig:
     absorb_share: float = 0.0
     resplit_ratio: float = 0.0
     regroup_reach: float = 0.0
+    regroup_within: float = 0.0
     absorb_margin_mm: float = 2.0
     dark_floor: float = 0.5
     reference_diff: float = 0.0
@@ -670,7 +671,9 @@ def regroup(props: list, P: np.ndarray, classes, transform, radius: float, heigh
         sub, u = tries[int(t)]
         if used & set(sub) or not figure[int(Q[t].argmax())] or Q[t].max() < config.min_conf:
             continue
-        if Q[t].max() <= max(float(P[j].max()) for j in sub):
+        if Q[t].max() <= max(float(P[j].max()) for j in sub) and not (
+                config.regroup_within > 0 and _one_figure(u, [props[j] for j in sub], transform, radius, height,
+                                                          config.regroup_within)):
             continue
         used |= set(sub)
         unions.append((u, Q[t]))
@@ -680,6 +683,20 @@ def regroup(props: list, P: np.ndarray, classes, transform, radius: float, heigh
     out = [props[i] for i in keep] + [u for u, _ in unions]
     rows = [P[i] for i in keep] + [q for _, q in unions]
     return out, np.array(rows).reshape(-1, P.shape[1]), set(range(len(keep), len(out)))
+
+
+def _one_figure(union: "Proposal", parts: list, transform, radius: float, height: float, share: float) -> bool:
+    """Whether every one of ``parts`` has ``share`` of its pixels or more within the silhouette of the
+    figure (``radius``, ``height`` mm) standing at the base of their ``union``
+    (:func:`figure_base`): the parts stack as one figure's do (a body and its head), where tokens lie
+    side by side on the mat."""
+    import cv2
+
+    base = figure_base(union, transform, radius, height)
+    if not np.all(np.isfinite(base)):
+        return False
+    hull = cv2.convexHull(figure_outline_px(transform, base, radius, height).astype(np.float32)).reshape(-1, 2)
+    return all(pixels_in_hull(p, hull) >= share * max(int(p.region.sum()), 1) for p in parts)
 
 
 def pixels_in_hull(p: "Proposal", hull: np.ndarray) -> int:

@@ -487,7 +487,8 @@ def format_report(report: dict) -> str:
                              f"{tp['ms_per_frame']:.1f} ms a frame = {tp['fps']:.1f} frames/s over the same {tp['frames']} frames "
                              f"({tp['speedup']:.2f}× one stream's {tp['one_stream_ms']:.1f} ms; {tp['worker_cpu_ms_mean']:.1f} ms CPU "
                              f"a frame in its worker)")
-            lines.append(f"{'':10s} tp {s['tp']} fn {s['fn']} fp {s['fp']}; missed by kind: "
+            dup = sum(1 for f in s.get("false_positives", []) if f.get("duplicate"))
+            lines.append(f"{'':10s} tp {s['tp']} fn {s['fn']} fp {s['fp']} ({dup} a second find of a piece); missed by kind: "
                          + ", ".join(f"{k} {c['missed']}/{c['found'] + c['missed']}" for k, c in s["per_kind"].items() if c["missed"]))
             for part, label in (("round_kinds", "round kinds"), ("other_kinds", "non-round")):
                 q = s.get(part)

@@ -122,3 +122,20 @@ def test_a_second_find_of_a_piece_is_wrong_and_a_find_on_a_piece_left_unmatched_
     assert (t.tp, t.fn, t.fp) == (1, 1, 2)
     wrong = sorted((f["xy"][0], f["duplicate"]) for f in t.false_positives)
     assert wrong == [(106.0, True), (400.0, False)]
+
+
+def test_the_report_says_how_many_false_finds_are_second_finds():
+    from vision.bench import format_report
+
+    truth = [_piece("a", "disc-medium", 100, 100)]
+    fr = BenchFrame(None, None, None, BOARD, truth, "dino-dunk/shots", 2.0)
+    obs = Observation.from_pieces([{"xy": [100.2, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3},
+                                   {"xy": [107.0, 100.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3},
+                                   {"xy": [400.0, 300.0], "radius": 19, "kind": "disc-medium", "sigma": 0.3}])
+    t = Tally()
+    score_frame(t, obs, fr, {"disc-medium"}, {"disc-medium"})
+    t.frames = 1
+    report = {"seed": 1, "frames_per_view": 1, "threads": 1, "model": None,
+              "views": {"framed": {"mm_per_px_median": 2.0, "mm_per_px_range": [2.0, 2.0], "methods": {"classical": summarise(t)}}}}
+    line = next(x for x in format_report(report).splitlines() if "tp 1 fn 0 fp 2" in x)
+    assert "(1 a second find of a piece)" in line

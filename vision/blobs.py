@@ -617,8 +617,10 @@ def regroup(props: list, P: np.ndarray, classes, transform, radius: float, heigh
     lie within ``regroup_reach`` times one figure's silhouette (its longest span where they stand) of
     each other are joined in groups, and the unions that count as one figure (:func:`figure_count`
     by area and length) classified (``classify``: parts → (n, k) probabilities); a union named a
-    figure at ``min_conf``, and more surely than each of its members is named anything, replaces its
-    members (the surest first, members used once; a group of more than ``most`` is left alone).
+    figure at ``min_conf``, and more surely than each of its members is named anything (or, with
+    ``regroup_within``, whose members each lie within the silhouette of the figure standing at its
+    base: :func:`_one_figure`), replaces its members (the surest first, members used once; a group of
+    more than ``most`` is left alone).
     Returns the proposals, their probabilities (rows of ``P``, ``classes``) and the indices of the
     unions among them."""
     import itertools
@@ -688,8 +690,8 @@ def regroup(props: list, P: np.ndarray, classes, transform, radius: float, heigh
 def _one_figure(union: "Proposal", parts: list, transform, radius: float, height: float, share: float) -> bool:
     """Whether every one of ``parts`` has ``share`` of its pixels or more within the silhouette of the
     figure (``radius``, ``height`` mm) standing at the base of their ``union``
-    (:func:`figure_base`): the parts stack as one figure's do (a body and its head), where tokens lie
-    side by side on the mat."""
+    (:func:`figure_base`): the parts stack as one figure's do (a body and its head; two tokens lying
+    side by side across the view are wider than a figure)."""
     import cv2
 
     base = figure_base(union, transform, radius, height)

@@ -692,12 +692,10 @@ def _one_figure(union: "Proposal", parts: list, transform, radius: float, height
     figure (``radius``, ``height`` mm) standing at the base of their ``union``
     (:func:`figure_base`): the parts stack as one figure's do (a body and its head; two tokens lying
     side by side across the view are wider than a figure)."""
-    import cv2
-
     base = figure_base(union, transform, radius, height)
     if not np.all(np.isfinite(base)):
         return False
-    hull = cv2.convexHull(figure_outline_px(transform, base, radius, height).astype(np.float32)).reshape(-1, 2)
+    hull = _body_hull(transform, base, radius, 0.0, height)
     return all(pixels_in_hull(p, hull) >= share * max(int(p.region.sum()), 1) for p in parts)
 
 

@@ -738,6 +738,18 @@ def _outlines_near(transform: MatTransform, obs: Observation, at, radius: float,
             for j in range(len(obs)) if np.hypot(*(obs.xy[j] - at)) < 3.0 * (radius + obs.radius[j]) + height]
 
 
+def _with_pieces(obs: Observation, xy, radius, height, kind: list, confidence, sigma) -> Observation:
+    """``obs`` (its places, sizes, kinds, confidences and σ; its frame index and time) with pieces
+    added: ``xy`` (k, 2) mat mm, the rest (k,)."""
+    return Observation(xy=np.vstack([obs.xy, np.asarray(xy, float).reshape(-1, 2)]),
+                       radius=np.concatenate([obs.radius, np.asarray(radius, float).reshape(-1)]),
+                       height=np.concatenate([obs.height, np.asarray(height, float).reshape(-1)]),
+                       kind=list(obs.kind) + list(kind),
+                       confidence=np.concatenate([obs.confidence, np.asarray(confidence, float).reshape(-1)]),
+                       sigma=np.concatenate([obs.sigma, np.asarray(sigma, float).reshape(-1)]),
+                       frame_index=obs.frame_index, timestamp=obs.timestamp)
+
+
 def _overlap(a, ra: float, b, rb: float, gap: float) -> bool:
     """Whether round pieces at ``a`` and ``b`` (mat mm, radii ``ra``, ``rb``) overlap more than two
     lying pieces can: centres closer than ``gap`` × the sum of their radii, unless the smaller lies
@@ -1132,11 +1144,8 @@ class Detector:
                                     bc.behind_core, bc.behind_margin_mm)
             if hidden.any():
                 obs = obs[~hidden]
-        return Observation(xy=np.vstack([obs.xy, np.array(xy).reshape(-1, 2)]),
-                           radius=np.concatenate([obs.radius, [self.kinds[k].radius for k in kinds]]),
-                           height=np.concatenate([obs.height, [self.kinds[k].height for k in kinds]]),
-                           kind=list(obs.kind) + kinds, confidence=np.concatenate([obs.confidence, conf]),
-                           sigma=np.concatenate([obs.sigma, sig]), frame_index=frame_index, timestamp=timestamp)
+        return _with_pieces(obs, xy, [self.kinds[k].radius for k in kinds], [self.kinds[k].height for k in kinds], kinds,
+                            conf, sig)
 
     def _cards_joined(self, props: list, P: np.ndarray, best: np.ndarray, cls, bc, joined: set) -> tuple:
         """The proposals named a card that are parts of one card (:func:`vision.blobs.card_groups`)
@@ -1517,10 +1526,7 @@ class Detector:
             if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart)
                    for j in range(len(kept))):
                 continue
-            kept = Observation(xy=np.vstack([kept.xy, c[None]]), radius=np.append(kept.radius, r),
-                               height=np.append(kept.height, h), kind=list(kept.kind) + [kind.name],
-                               confidence=np.append(kept.confidence, float(obs.confidence[i])),
-                               sigma=np.append(kept.sigma, sig), frame_index=kept.frame_index, timestamp=kept.timestamp)
+            kept = _with_pieces(kept, c, [r], [h], [kind.name], [float(obs.confidence[i])], [sig])
         return kept
 
     def _refit_beside_figures(self, frame, obs: Observation) -> Observation:
@@ -1534,24 +1540,24 @@ class Detector:
         (nor one added) more than lying pieces can."""
         import cv2
 
-        from vision.blobs import FIGURE_CLASSES, figure_outline_px
+        from vision.blobs import FIGURE_CLASSES, _body_hull
 
         T, cfg = self.transform, self.config
         figs = [j for j in range(len(obs)) if obs.kind[j] in FIGURE_CLASSES]
         if not figs or self.background is None:
             return obs
         grow = self.blob_config.absorb_margin_mm if self.blob_config is not None else 0.0
-        hull = {j: cv2.convexHull(figure_outline_px(T, obs.xy[j], float(obs.radius[j]) + grow, float(obs.height[j]))
-                                  .astype(np.float32)).reshape(-1, 2) for j in figs}
+        hull = {j: _body_hull(T, obs.xy[j], float(obs.radius[j]) + grow, 0.0, float(obs.height[j])) for j in figs}
         kept = obs
         for start, radii, h, score in self._unfit:
             # (in the image: a figure's silhouette reaches far from its base toward the camera's far side)
             at = T.mat_to_image(start[None], h)[0]
             reach = (max(radii) + cfg.figure_refit_mm) / float(T.mm_per_px(start[None], h)[0])
-            near = [j for j in figs if cv2.pointPolygonTest(hull[j], (float(at[0]), float(at[1])), True) >= -reach]
+            near = [j for j in figs
+                    if cv2.pointPolygonTest(hull[j].astype(np.float32), (float(at[0]), float(at[1])), True) >= -reach]
             if not near:
                 continue
-            hulls = [hull[j].astype(float) for j in near]
+            hulls = [hull[j] for j in near]
             res = refine_discs(frame, T, start[None], np.array([radii[0]]), np.array([h]), cfg.refine,
                                background=self.background.raw, radius_choices=[radii],
                                exclude=list(self.static) + hulls + _outlines_near(T, kept, start, max(radii), h))
@@ -1564,10 +1570,7 @@ class Detector:
                 continue
             if any(np.hypot(*(c - kept.xy[j])) < cfg.lying_apart * (r + kept.radius[j]) for j in range(len(kept))):
                 continue
-            kept = Observation(xy=np.vstack([kept.xy, c[None]]), radius=np.append(kept.radius, r),
-                               height=np.append(kept.height, h), kind=list(kept.kind) + [kind.name],
-                               confidence=np.append(kept.confidence, score), sigma=np.append(kept.sigma, sig),
-                               frame_index=kept.frame_index, timestamp=kept.timestamp)
+            kept = _with_pieces(kept, c, [r], [h], [kind.name], [score], [sig])
         return kept
 
     def _refit_taken(self, fit, radii: list, h: float, default: int):

@@ -272,7 +272,8 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
     claimed = {str(truth[j]["id"]) for j in matched_truth}
     allxy = np.array([t["xy"] for t in frame.truth]).reshape(-1, 2)
     allgate = np.array([max(8.0, 0.8 * t["radius"]) for t in frame.truth])
-    free = [j for j, t in enumerate(frame.truth) if str(t["id"]) not in claimed]
+    is_claimed = np.array([str(t["id"]) in claimed for t in frame.truth], dtype=bool)
+    free = [j for j in range(len(frame.truth)) if not is_claimed[j]]
     shapes = {j: _footprint(frame.truth[j]) for j in free}
     air = [j for j in free if frame.truth[j]["z"] >= 1.0] if frame.transform is not None else []
     if air and len(obs):
@@ -291,7 +292,7 @@ def score_frame(tally: Tally, obs, frame: BenchFrame, reported: set, round_kinds
             if any(_segment_distance(seen, seg[0], seg[-1]) <= g for seg, g in zip(air_px, air_gate_px)):
                 continue
         d = np.linalg.norm(allxy - p, axis=1) if len(allxy) else np.zeros(0)
-        dup = bool(len(d) and np.any((d <= allgate) & np.array([str(t["id"]) in claimed for t in frame.truth])))
+        dup = bool(len(d) and np.any((d <= allgate) & is_claimed))
         tally.fp += 1
         near = int(np.argmin(d)) if len(d) else None
         tally.false_positives.append({"frame": index, "suite": frame.suite, "kind": str(obs.kind[i]),

@@ -1495,10 +1495,10 @@ class Detector:
         keep[idx[~ok]] = False
         out = obs[keep]
         if self.config.lying_refit and bg is not None:
-            out = self._refit_smaller(frame, out, obs, idx[~ok], bg, names)
+            out = self._refit_smaller(frame, out, obs, idx[~ok], names)
         return out
 
-    def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, bg, names: set) -> Observation:
+    def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, names: set) -> Observation:
         """``kept`` with the round pieces ``lost`` (indices into ``obs``, dropped by
         :meth:`_apart_lying`) fitted again from their candidate's place at the smaller sizes of their
         height only, each added where that fit is ok, placed within its own radius (its σ grown by
@@ -1514,8 +1514,7 @@ class Detector:
             if not sizes:
                 continue
             start = np.asarray(rough.get((float(obs.xy[i][0]), float(obs.xy[i][1])), obs.xy[i]), float)
-            res = refine_discs(frame, T, start[None], np.array([sizes[-1]]), np.array([h]), cfg.refine, background=bg,
-                               radius_choices=[sizes], exclude=list(self.static) + _outlines_near(T, kept, start, r0, h))
+            res = self._fit_again(frame, start, sizes[-1], sizes, h, _outlines_near(T, kept, start, r0, h))
             got = self._refit_taken(res, sizes, h, len(sizes) - 1)
             if got is None:
                 continue
@@ -1558,9 +1557,7 @@ class Detector:
             if not near:
                 continue
             hulls = [hull[j] for j in near]
-            res = refine_discs(frame, T, start[None], np.array([radii[0]]), np.array([h]), cfg.refine,
-                               background=self.background.raw, radius_choices=[radii],
-                               exclude=list(self.static) + hulls + _outlines_near(T, kept, start, max(radii), h))
+            res = self._fit_again(frame, start, radii[0], radii, h, hulls + _outlines_near(T, kept, start, max(radii), h))
             got = self._refit_taken(res, radii, h, 0)
             if got is None:
                 continue
@@ -1572,6 +1569,15 @@ class Detector:
                 continue
             kept = _with_pieces(kept, c, [r], [h], [kind.name], [score], [sig])
         return kept
+
+    def _fit_again(self, frame, start, radius: float, radii: list, h: float, exclude: list):
+        """:func:`refine_discs` on one piece again (the refits: :meth:`_refit_smaller`,
+        :meth:`_refit_beside_figures`, :meth:`_size_checked`): from ``start`` (2,) mat mm at the sizes
+        ``radii`` (mm) of height ``h``, starting at ``radius``; the board's fixed blocks and the image
+        px outlines ``exclude`` left out of the fit."""
+        return refine_discs(frame, self.transform, np.asarray(start, float)[None], np.array([radius]), np.array([h]),
+                            self.config.refine, background=self.background.raw, radius_choices=[list(radii)],
+                            exclude=list(self.static) + list(exclude))
 
     def _refit_taken(self, fit, radii: list, h: float, default: int):
         """(place (2,) mat mm, σ mm, kind) of a piece fitted again (``fit``, one piece, a
@@ -1627,7 +1633,7 @@ class Detector:
             self._cache = (frame.copy(), rough.copy(), list(kinds), out)
         return out
 
-    def _size_checked(self, frame, idx, res, good, kinds: list, cand: Candidates, bg) -> list:
+    def _size_checked(self, frame, idx, res, good, kinds: list, cand: Candidates) -> list:
         """``kinds`` with the round finds the "size" classifier says are not of the size fitted fitted
         again: where its probability of that size is under ``size_veto``, the find is fitted from
         where it was fitted (the pieces fitted beside it left out) at the other sizes it gives at
@@ -1685,9 +1691,8 @@ class Detector:
             if fit is None:
                 near = others[np.linalg.norm(others.xy - start, axis=1) > 1e-6] if len(others) else others
                 r_max = max(k.radius for k in alt)
-                fit = refine_discs(frame, T, start[None], np.array([alt[0].radius]), np.array([h]), cfg.refine, background=bg,
-                                   radius_choices=[[k.radius for k in alt]],
-                                   exclude=list(self.static) + _outlines_near(T, near, start, r_max, h))
+                fit = self._fit_again(frame, start, alt[0].radius, [k.radius for k in alt], h,
+                                      _outlines_near(T, near, start, r_max, h))
             cache[key[j]] = (p, fit)
             got = self._refit_taken(fit, [k.radius for k in alt], h, 0)
             if got is None:
@@ -1776,7 +1781,7 @@ class Detector:
             if self.size_model is not None and choices is not None and good.any():
                 # (on copies: the fits are kept as they came for the next frame's reuse)
                 res = replace(res, xy=res.xy.copy(), sigma=res.sigma.copy(), radius=res.radius.copy())
-                kinds = self._size_checked(frame, idx, res, good, kinds, cand, bg)
+                kinds = self._size_checked(frame, idx, res, good, kinds, cand)
                 radius = np.array([k.radius for k in kinds])
             xy[idx[good]] = res.xy[good]
             # each fit's candidate place, by the place fitted (:meth:`_refit_smaller`)

@@ -99,6 +99,7 @@ class DetectConfig:
     lying_apart: float = 0.0
     lying_min_height_mm: float = 0.0
     lying_refit: bool = False
+    figures_apart: float = 0.0
     figure_refit_mm: float = 0.0
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
@@ -759,17 +760,19 @@ def _overlap(a, ra: float, b, rb: float, gap: float) -> bool:
     return d < gap * (ra + rb) and not (small < big and d + small <= big)
 
 
-def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: float, better=None) -> np.ndarray:
+def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: float, better=None,
+                 confidence=None) -> np.ndarray:
     """(n,) bool: False for a round piece whose place (``xy`` (n, 2) mat mm, ``radius`` (n,) mm)
     overlaps another's by more than two lying pieces can (centres closer than ``gap`` × the sum of
     their radii): one piece found twice, or a part of it (its wall, its shadow) fitted as a piece of
     its own. Of the two, the one ``better(i, j)`` says explains the frame better stays (without it,
-    the smaller ``sigma``). A smaller piece wholly within a larger one's top (the ball standing on a
-    disc) is no overlap: pieces stack."""
+    the smaller ``sigma``, then the higher ``confidence``). A smaller piece wholly within a larger
+    one's top (the ball standing on a disc) is no overlap: pieces stack."""
     n = len(xy)
     out = np.ones(n, bool)
     kept: list[int] = []
-    for i in sorted(range(n), key=lambda i: (sigma[i], i)):
+    conf = np.zeros(n) if confidence is None else np.asarray(confidence, float)
+    for i in sorted(range(n), key=lambda i: (sigma[i], -conf[i], i)):
         clash = [j for j in kept if _overlap(xy[i], radius[i], xy[j], radius[j], gap)]
         if clash and not all(better is not None and better(i, j) for j in clash):
             out[i] = False
@@ -1038,6 +1041,9 @@ class Detector:
             t2, c2 = time.perf_counter(), time.process_time()
         if self.config.lying_apart > 0 and len(obs) > 1:
             obs = self._apart_lying(frame, obs)
+            t2, c2 = time.perf_counter(), time.process_time()
+        if self.config.figures_apart > 0 and len(obs) > 1:
+            obs = self._apart_figures(obs)
             t2, c2 = time.perf_counter(), time.process_time()
         if self.config.figure_refit_mm > 0 and self._unfit and len(obs):
             obs = self._refit_beside_figures(frame, obs)
@@ -1497,6 +1503,24 @@ class Detector:
         if self.config.lying_refit and bg is not None:
             out = self._refit_smaller(frame, out, obs, idx[~ok], names)
         return out
+
+    def _apart_figures(self, obs: Observation) -> Observation:
+        """``obs`` less the figures (racers, the toucan, the hunter) whose bases overlap another
+        figure's more than two standing figures can (centres closer than ``figures_apart`` × the sum
+        of their radii): one figure found twice, or a part of one (its head, a silhouette cut in two)
+        placed as another. Of two such, the surer stays (the smaller σ, then the higher confidence)."""
+        from vision.blobs import FIGURE_CLASSES
+
+        idx = np.array([i for i, k in enumerate(obs.kind) if k in FIGURE_CLASSES and np.isfinite(obs.sigma[i])], int)
+        if len(idx) < 2:
+            return obs
+        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], self.config.figures_apart,
+                          confidence=obs.confidence[idx])
+        if ok.all():
+            return obs
+        keep = np.ones(len(obs), bool)
+        keep[idx[~ok]] = False
+        return obs[keep]
 
     def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, names: set) -> Observation:
         """``kept`` with the round pieces ``lost`` (indices into ``obs``, dropped by

@@ -127,3 +127,35 @@ def test_thin_tokens_may_lie_partly_on_each_other_and_discs_may_not():
                           [0.5, 0.6])
         kept = det._apart_lying(empty, obs)
         assert len(kept) == (2 if h < det.config.lying_min_height_mm else 1), kind
+
+
+
+def test_figures_standing_closer_than_they_can_are_one_figure_and_the_surer_stays():
+    """Two figures whose bases overlap more than standing figures can (a racer found again from a
+    part of its silhouette, the toucan found twice): the smaller σ stays, then the higher
+    confidence; racers side by side, a token under a racer's foot and pieces of other kinds all stay."""
+    from calibration.board import list_boards, load_board
+    from calibration.specs import load_specs
+    from vision.core import Observation
+    from vision.detect import DetectConfig, Detector
+
+    T = _camera()
+    empty = np.full((480, 640, 3), 120, np.uint8)
+    board = load_board(next(b for b in list_boards() if b.startswith("dodo-dash/")))
+    xy = [[300.0, 300.0], [326.0, 300.0],   # racers side by side (26 mm apart, radii 12.5): both stand there
+          [339.0, 302.0],                   # a racer 13 mm from the second: a part of it, placed less surely
+          [500.0, 300.0], [514.0, 300.0],   # one racer twice at the same σ: the more confident stays
+          [300.0, 310.0]]                   # a meteorite under the first racer's foot: not a figure
+    kinds = ["racer", "racer", "racer", "racer", "racer", "meteorite"]
+    obs = Observation(xy, [12.5] * 5 + [11.0], [45.0] * 5 + [4.0], kinds, [1.0, 1.0, 1.0, 0.8, 0.99, 1.0],
+                      [1.0, 1.0, 2.5, 1.0, 1.0, 2.0])
+    det = Detector(board, T, specs=load_specs(), background=empty, method="classical", config=DetectConfig.load())
+    assert det.config.figures_apart > 0
+    kept = det._apart_figures(obs)
+    assert sorted(map(tuple, kept.xy)) == sorted(tuple(obs.xy[i]) for i in (0, 1, 4, 5))
+    # the toucan twice, 25.7 mm apart (radii 22.5): the one placed surely stays
+    morris = Detector(load_board("morris/waterfall"), T, specs=load_specs(), background=empty, method="classical",
+                      config=DetectConfig.load())
+    two = Observation([[509.3, 376.5], [499.1, 352.9]], [22.5, 22.5], [70.0, 70.0], ["toucan", "toucan"],
+                      [0.999, 1.0], [8.46, 1.35])
+    assert morris._apart_figures(two).xy.tolist() == [[499.1, 352.9]]

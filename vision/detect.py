@@ -99,6 +99,7 @@ class DetectConfig:
     lying_apart: float = 0.0
     lying_min_height_mm: float = 0.0
     lying_refit: bool = False
+    thin_apart: float = 0.0
     figures_apart: float = 0.0
     figure_refit_mm: float = 0.0
     max_sigma_radius: float = 0.0
@@ -1476,11 +1477,23 @@ class Detector:
         """``obs`` less the round pieces that overlap another more than lying pieces can
         (:func:`_lying_apart`, ``lying_apart``); of two such, the one whose cylinder explains the
         frame better on the pixels of both (:func:`vision.refine.radius_choice`, with the empty
-        mat) stays."""
+        mat) stays. Thin tokens (below ``lying_min_height_mm``: one may lie partly on another) only
+        among themselves and closer (``thin_apart``: one token found twice)."""
+        # (a thin token may lie partly on another: only pieces at least lying_min_height_mm tall, and
+        # thinner ones closer than thin_apart × the sum of their radii)
+        cfg = self.config
+        names = {k.name for k in self.round if k.height >= cfg.lying_min_height_mm}
+        thin = {k.name for k in self.round if k.height < cfg.lying_min_height_mm} if cfg.thin_apart > 0 else set()
+        for group, gap in ((names, cfg.lying_apart), (thin, cfg.thin_apart)):
+            if group:
+                obs = self._apart_group(frame, obs, group, gap)
+        return obs
+
+    def _apart_group(self, frame, obs: Observation, names: set, gap: float) -> Observation:
+        """``obs`` less the round finds of the kinds ``names`` that overlap another of them closer than
+        ``gap`` × the sum of their radii (:meth:`_apart_lying`)."""
         from vision.refine import radius_choice
 
-        # (a thin token may lie partly on another: only pieces at least lying_min_height_mm tall)
-        names = {k.name for k in self.round if k.height >= self.config.lying_min_height_mm}
         idx = np.array([i for i, k in enumerate(obs.kind) if k in names and np.isfinite(obs.sigma[i])], int)
         if len(idx) < 2:
             return obs
@@ -1494,7 +1507,7 @@ class Detector:
                                   self.config.refine)
             return bool(sc[0] < sc[1])
 
-        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], self.config.lying_apart, better)
+        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], gap, better)
         if ok.all():
             return obs
         keep = np.ones(len(obs), bool)

@@ -159,3 +159,26 @@ def test_figures_standing_closer_than_they_can_are_one_figure_and_the_surer_stay
     two = Observation([[509.3, 376.5], [499.1, 352.9]], [22.5, 22.5], [70.0, 70.0], ["toucan", "toucan"],
                       [0.999, 1.0], [8.46, 1.35])
     assert morris._apart_figures(two).xy.tolist() == [[499.1, 352.9]]
+
+
+def test_one_thin_token_found_twice_stays_once():
+    """Thin tokens may lie partly on each other (18 mm apart, radii 15: both stay), but two finds
+    closer than ``thin_apart`` × the sum of their radii (an egg found again 10 mm off, between it and
+    its neighbour) are one egg: the surer stays. A thin token and a disc are never compared."""
+    from calibration.board import load_board
+    from calibration.specs import load_specs
+    from vision.core import Observation
+    from vision.detect import DetectConfig, Detector
+
+    T = _camera()
+    empty = np.full((480, 640, 3), 120, np.uint8)
+    det = Detector(load_board("morris/waterfall"), T, specs=load_specs(), background=empty, method="classical",
+                   config=DetectConfig.load())
+    gap = det.config.thin_apart
+    assert 0 < gap * 30.0 < 18.0
+    obs = Observation([[400.0, 300.0], [418.0, 300.0], [410.0, 300.0]], [15.0] * 3, [3.0] * 3, ["egg"] * 3,
+                      [1.0, 1.0, 0.6], [0.5, 0.5, 0.54])
+    kept = det._apart_lying(empty, obs)
+    assert sorted(map(tuple, kept.xy)) == [(400.0, 300.0), (418.0, 300.0)]
+    # the two 18 mm apart alone: both stay
+    assert len(det._apart_lying(empty, obs[np.array([True, True, False])])) == 2

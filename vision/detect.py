@@ -1479,19 +1479,19 @@ class Detector:
         frame better on the pixels of both (:func:`vision.refine.radius_choice`, with the empty
         mat) stays. Thin tokens (below ``lying_min_height_mm``: one may lie partly on another) only
         among themselves and closer (``thin_apart``: one token found twice)."""
-        # (a thin token may lie partly on another: only pieces at least lying_min_height_mm tall, and
-        # thinner ones closer than thin_apart × the sum of their radii)
         cfg = self.config
         names = {k.name for k in self.round if k.height >= cfg.lying_min_height_mm}
         thin = {k.name for k in self.round if k.height < cfg.lying_min_height_mm} if cfg.thin_apart > 0 else set()
-        for group, gap in ((names, cfg.lying_apart), (thin, cfg.thin_apart)):
+        for group, gap, refit in ((names, cfg.lying_apart, cfg.lying_refit), (thin, cfg.thin_apart, False)):
             if group:
-                obs = self._apart_group(frame, obs, group, gap)
+                obs = self._apart_group(frame, obs, group, gap, refit)
         return obs
 
-    def _apart_group(self, frame, obs: Observation, names: set, gap: float) -> Observation:
+    def _apart_group(self, frame, obs: Observation, names: set, gap: float, refit: bool) -> Observation:
         """``obs`` less the round finds of the kinds ``names`` that overlap another of them closer than
-        ``gap`` × the sum of their radii (:meth:`_apart_lying`)."""
+        ``gap`` × the sum of their radii (:meth:`_apart_lying`); with ``refit``, those dropped are fitted
+        again at the smaller sizes (:meth:`_refit_smaller`; not thin tokens: a Morris shelter found twice
+        is no egg)."""
         from vision.refine import radius_choice
 
         idx = np.array([i for i, k in enumerate(obs.kind) if k in names and np.isfinite(obs.sigma[i])], int)
@@ -1513,7 +1513,7 @@ class Detector:
         keep = np.ones(len(obs), bool)
         keep[idx[~ok]] = False
         out = obs[keep]
-        if self.config.lying_refit and bg is not None:
+        if refit and bg is not None:
             out = self._refit_smaller(frame, out, obs, idx[~ok], names)
         return out
 

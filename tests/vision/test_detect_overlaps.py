@@ -129,7 +129,6 @@ def test_thin_tokens_may_lie_partly_on_each_other_and_discs_may_not():
         assert len(kept) == (2 if h < det.config.lying_min_height_mm else 1), kind
 
 
-
 def test_figures_standing_closer_than_they_can_are_one_figure_and_the_surer_stays():
     """Two figures whose bases overlap more than standing figures can (a racer found again from a
     part of its silhouette, the toucan found twice): the smaller σ stays, then the higher
@@ -164,7 +163,8 @@ def test_figures_standing_closer_than_they_can_are_one_figure_and_the_surer_stay
 def test_one_thin_token_found_twice_stays_once():
     """Thin tokens may lie partly on each other (18 mm apart, radii 15: both stay), but two finds
     closer than ``thin_apart`` × the sum of their radii (an egg found again 10 mm off, between it and
-    its neighbour) are one egg: the surer stays. A thin token and a disc are never compared."""
+    its neighbour) are one egg: the surer stays; one dropped is not fitted again as another size (a
+    shelter found twice is no egg)."""
     from calibration.board import load_board
     from calibration.specs import load_specs
     from vision.core import Observation
@@ -182,3 +182,9 @@ def test_one_thin_token_found_twice_stays_once():
     assert sorted(map(tuple, kept.xy)) == [(400.0, 300.0), (418.0, 300.0)]
     # the two 18 mm apart alone: both stay
     assert len(det._apart_lying(empty, obs[np.array([True, True, False])])) == 2
+    # a shelter found twice, 20 mm apart: one shelter, and no egg fitted in the other's place
+    calls = []
+    det._refit_smaller = lambda *a: calls.append(a)
+    two = Observation([[400.0, 300.0], [420.0, 300.0]], [35.0, 35.0], [3.0, 3.0], ["shelter", "shelter"],
+                      [1.0, 1.0], [0.5, 0.7])
+    assert det._apart_lying(empty, two).kind == ["shelter"] and not calls

@@ -1044,7 +1044,7 @@ class Detector:
             obs = self._apart_lying(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
         if self.config.figures_apart > 0 and len(obs) > 1:
-            obs = self._apart_figures(obs)
+            obs = self._apart_figures(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
         if self.config.figure_refit_mm > 0 and self._unfit and len(obs):
             obs = self._refit_beside_figures(frame, obs)
@@ -1487,17 +1487,20 @@ class Detector:
                 obs = self._apart_group(frame, obs, group, gap, refit)
         return obs
 
-    def _apart_group(self, frame, obs: Observation, names: set, gap: float, refit: bool) -> Observation:
-        """``obs`` less the round finds of the kinds ``names`` that overlap another of them closer than
-        ``gap`` × the sum of their radii (:meth:`_apart_lying`); with ``refit``, those dropped are fitted
-        again at the smaller sizes (:meth:`_refit_smaller`; not thin tokens: a Morris shelter found twice
-        is no egg)."""
+    def _apart_group(self, frame, obs: Observation, names: set, gap: float, refit: bool = False,
+                     cylinders: bool = True) -> Observation:
+        """``obs`` less the finds of the kinds ``names`` that overlap another of them closer than
+        ``gap`` × the sum of their radii (:func:`_lying_apart`). With ``cylinders`` (round pieces), of
+        two such the one whose cylinder explains the frame better stays (:meth:`_apart_lying`), and with
+        ``refit`` those dropped are fitted again at the smaller sizes (:meth:`_refit_smaller`; not thin
+        tokens: a Morris shelter found twice is no egg); without (figures), the smaller σ, then the
+        higher confidence."""
         from vision.refine import radius_choice
 
         idx = np.array([i for i, k in enumerate(obs.kind) if k in names and np.isfinite(obs.sigma[i])], int)
         if len(idx) < 2:
             return obs
-        bg = self.background.raw if self.background is not None else None
+        bg = self.background.raw if self.background is not None and cylinders else None
 
         def better(a, b):
             i, j = idx[a], idx[b]
@@ -1507,7 +1510,8 @@ class Detector:
                                   self.config.refine)
             return bool(sc[0] < sc[1])
 
-        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], gap, better)
+        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], gap, better,
+                          confidence=None if cylinders else obs.confidence[idx])
         if ok.all():
             return obs
         keep = np.ones(len(obs), bool)
@@ -1517,23 +1521,14 @@ class Detector:
             out = self._refit_smaller(frame, out, obs, idx[~ok], names)
         return out
 
-    def _apart_figures(self, obs: Observation) -> Observation:
+    def _apart_figures(self, frame, obs: Observation) -> Observation:
         """``obs`` less the figures (racers, the toucan, the hunter) whose bases overlap another
         figure's more than two standing figures can (centres closer than ``figures_apart`` × the sum
         of their radii): one figure found twice, or a part of one (its head, a silhouette cut in two)
         placed as another. Of two such, the surer stays (the smaller σ, then the higher confidence)."""
         from vision.blobs import FIGURE_CLASSES
 
-        idx = np.array([i for i, k in enumerate(obs.kind) if k in FIGURE_CLASSES and np.isfinite(obs.sigma[i])], int)
-        if len(idx) < 2:
-            return obs
-        ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], self.config.figures_apart,
-                          confidence=obs.confidence[idx])
-        if ok.all():
-            return obs
-        keep = np.ones(len(obs), bool)
-        keep[idx[~ok]] = False
-        return obs[keep]
+        return self._apart_group(frame, obs, set(FIGURE_CLASSES), self.config.figures_apart, cylinders=False)
 
     def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, names: set) -> Observation:
         """``kept`` with the round pieces ``lost`` (indices into ``obs``, dropped by

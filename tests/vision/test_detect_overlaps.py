@@ -150,14 +150,14 @@ def test_figures_standing_closer_than_they_can_are_one_figure_and_the_surer_stay
                       [1.0, 1.0, 2.5, 1.0, 1.0, 2.0])
     det = Detector(board, T, specs=load_specs(), background=empty, method="classical", config=DetectConfig.load())
     assert det.config.figures_apart > 0
-    kept = det._apart_figures(obs)
+    kept = det._apart_figures(empty, obs)
     assert sorted(map(tuple, kept.xy)) == sorted(tuple(obs.xy[i]) for i in (0, 1, 4, 5))
     # the toucan twice, 25.7 mm apart (radii 22.5): the one placed surely stays
     morris = Detector(load_board("morris/waterfall"), T, specs=load_specs(), background=empty, method="classical",
                       config=DetectConfig.load())
     two = Observation([[509.3, 376.5], [499.1, 352.9]], [22.5, 22.5], [70.0, 70.0], ["toucan", "toucan"],
                       [0.999, 1.0], [8.46, 1.35])
-    assert morris._apart_figures(two).xy.tolist() == [[499.1, 352.9]]
+    assert morris._apart_figures(empty, two).xy.tolist() == [[499.1, 352.9]]
 
 
 def test_one_thin_token_found_twice_stays_once():

@@ -62,6 +62,7 @@ class RoundKind:
     radius: float
     height: float
     round: bool = True
+    count: int = 0  # how many the game has (0: not limited)
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,7 @@ class DetectConfig:
     lying_refit: bool = False
     thin_apart: float = 0.0
     figures_apart: float = 0.0
+    kind_counts: bool = False
     figure_refit_mm: float = 0.0
     max_sigma_radius: float = 0.0
     speck_min_px: int = 0
@@ -140,7 +142,7 @@ def piece_kinds(specs, game: str) -> dict[str, RoundKind]:
         else:
             continue
         rnd = p.shape in ROUND_SHAPES or (game, p.name) in ROUND_TOKENS
-        out[p.name] = RoundKind(p.name, r, p.height, rnd)
+        out[p.name] = RoundKind(p.name, r, p.height, rnd, int(p.count))
     return out
 
 
@@ -1046,6 +1048,9 @@ class Detector:
         if self.config.figures_apart > 0 and len(obs) > 1:
             obs = self._apart_figures(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
+        if self.config.kind_counts and len(obs) > 1:
+            obs = self._within_counts(obs)
+            t2, c2 = time.perf_counter(), time.process_time()
         if self.config.figure_refit_mm > 0 and self._unfit and len(obs):
             obs = self._refit_beside_figures(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
@@ -1529,6 +1534,26 @@ class Detector:
         from vision.blobs import FIGURE_CLASSES
 
         return self._apart_group(frame, obs, set(FIGURE_CLASSES), self.config.figures_apart, cylinders=False)
+
+    def _within_counts(self, obs: Observation) -> Observation:
+        """``obs`` with no more finds of a kind than the game has pieces of it (the specs' ``count``:
+        one hunter, one toucan, one of each Dodo Dash projectile …): the surest stay (the smaller σ,
+        then the higher confidence). Kinds without a count are left be, and so are the round kinds
+        told apart by their size alone (Dino Dunk's discs and the ball: a disc found at the wrong
+        size is a wrong size, and dropping it would lose the piece)."""
+        keep = np.ones(len(obs), bool)
+        kinds = np.asarray(obs.kind, dtype=object)
+        sized = {k.name for k in self.round if any(o.height == k.height and o.radius != k.radius for o in self.round)}
+        for name, kind in self.kinds.items():
+            if kind.count <= 0 or name in sized:
+                continue
+            idx = np.flatnonzero(kinds == name)
+            if len(idx) <= kind.count:
+                continue
+            sig = np.where(np.isfinite(obs.sigma[idx]), obs.sigma[idx], np.inf)
+            order = idx[np.lexsort((-np.asarray(obs.confidence, float)[idx], sig))]
+            keep[order[kind.count:]] = False
+        return obs if keep.all() else obs[keep]
 
     def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, names: set) -> Observation:
         """``kept`` with the round pieces ``lost`` (indices into ``obs``, dropped by

@@ -1048,11 +1048,11 @@ class Detector:
         if self.config.figures_apart > 0 and len(obs) > 1:
             obs = self._apart_figures(frame, obs)
             t2, c2 = time.perf_counter(), time.process_time()
-        if self.config.kind_counts and len(obs) > 1:
-            obs = self._within_counts(obs)
-            t2, c2 = time.perf_counter(), time.process_time()
         if self.config.figure_refit_mm > 0 and self._unfit and len(obs):
             obs = self._refit_beside_figures(frame, obs)
+            t2, c2 = time.perf_counter(), time.process_time()
+        if self.config.kind_counts and len(obs) > 1:  # last: of every find, however it came
+            obs = self._within_counts(obs)
             t2, c2 = time.perf_counter(), time.process_time()
         if self.attributes and len(obs):
             obs.attributes.update(self._attributes_cached(frame, obs))

@@ -1,6 +1,7 @@
 """No more finds of a kind than the game's box holds (the specs' ``count``, from the rulebooks'
-components): one ball, one hunter, one toucan, one of each Dodo Dash projectile. Of more, the
-surest stay (the smaller σ, then the higher confidence); kinds the specs give no count are left be."""
+components): one hunter, one toucan, one of each Dodo Dash projectile. Of more, the surest stay
+(the smaller σ, then the higher confidence); kinds the specs give no count, and the round kinds told
+apart by their size alone (the discs, the ball), are left be."""
 
 import numpy as np
 import pytest

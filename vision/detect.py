@@ -763,6 +763,14 @@ def _overlap(a, ra: float, b, rb: float, gap: float) -> bool:
     return d < gap * (ra + rb) and not (small < big and d + small <= big)
 
 
+def _surest_first(sigma, confidence=None) -> np.ndarray:
+    """Indices of finds, the surest first: the smaller ``sigma`` (not finite: last), then the higher
+    ``confidence``, then the earlier."""
+    sigma = np.asarray(sigma, float)
+    conf = np.zeros(len(sigma)) if confidence is None else np.asarray(confidence, float)
+    return np.lexsort((-conf, np.where(np.isfinite(sigma), sigma, np.inf)))
+
+
 def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: float, better=None,
                  confidence=None) -> np.ndarray:
     """(n,) bool: False for a round piece whose place (``xy`` (n, 2) mat mm, ``radius`` (n,) mm)
@@ -774,8 +782,7 @@ def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: flo
     n = len(xy)
     out = np.ones(n, bool)
     kept: list[int] = []
-    conf = np.zeros(n) if confidence is None else np.asarray(confidence, float)
-    for i in sorted(range(n), key=lambda i: (sigma[i], -conf[i], i)):
+    for i in _surest_first(sigma, confidence):
         clash = [j for j in kept if _overlap(xy[i], radius[i], xy[j], radius[j], gap)]
         if clash and not all(better is not None and better(i, j) for j in clash):
             out[i] = False
@@ -1550,9 +1557,7 @@ class Detector:
             idx = np.flatnonzero(kinds == name)
             if len(idx) <= kind.count:
                 continue
-            sig = np.where(np.isfinite(obs.sigma[idx]), obs.sigma[idx], np.inf)
-            order = idx[np.lexsort((-np.asarray(obs.confidence, float)[idx], sig))]
-            keep[order[kind.count:]] = False
+            keep[idx[_surest_first(obs.sigma[idx], np.asarray(obs.confidence, float)[idx])][kind.count:]] = False
         return obs if keep.all() else obs[keep]
 
     def _refit_smaller(self, frame, kept: Observation, obs: Observation, lost, names: set) -> Observation:

@@ -104,7 +104,8 @@ class ThrowPath:
     first and last index in ``T`` the landing can have been at (:meth:`_land_window`);
     ``land_back`` (unit (2,), mm) when the token was at rest from its first sample on the mat: the
     way it came in and how far back behind the rest it can have touched down; ``land_pts`` ((m, 2)
-    mm, (m,) σ mm) the places it can have touched down at (:meth:`_land_places`)."""
+    mm, (m,) σ mm) the places it can have touched down at (:meth:`_land_places`); ``kind`` the
+    projectile's."""
 
     samples: ThrowSamples
     fall: object
@@ -131,6 +132,7 @@ class ThrowPath:
     land_back: tuple | None = None
     land_pts: tuple | None = None
     release_s: np.ndarray | None = None
+    kind: str = ""
 
     def height_sigma(self, times):
         """σ (mm) of the base height at ``times`` (s): the held height's in the hand (before the
@@ -492,6 +494,7 @@ class DodoDashSession(Session):
     max_slide_decel_mm_s2 = 6000.0  # friction slows a token sliding on the mat at most this (μ ≤ 0.6)
     max_slide_turn_mm_s2 = 100.0  # ... along its line: sliding, it does not turn
     max_speed_mm_s = 1500.0  # no token is thrown or flicked faster: how far it can go unseen in a frame
+    max_piece_mu = 0.6  # friction between a token and a racer at most this: a touch's push leans off its normal by atan(μ)
     pin_z = 2.0  # a flight is pinned to the slide after it only when they agree within this many σ
     event_doubt_z = 3.0  # an interval whose fits disagree by more than this many σ (less than k) may hide a touch
 
@@ -578,6 +581,7 @@ class DodoDashSession(Session):
         land_miss, land_miss_z, land_back = self._pin_landing(s, segs, at_land, t_land, t_land_s)
         path = self._follow(s, segs, at_land, fall, t_land, t_land_s, land_miss, land_miss_z, z_sigma, racer_h, dt_eval)
         path.land_back = land_back if path.i_land is not None else None
+        path.kind = kind
         path.land_pts = self._land_places(path)
         return path
 
@@ -995,11 +999,13 @@ class DodoDashSession(Session):
                 significant, unexplained = True, True
             else:
                 unexplained = False
+            start_ids = None
             if iv.from_rest and si == 0 and path.samples.i_launch > 0:
                 # the start is unseen: between the last sample at rest and the first in motion the
                 # token can have gone out to a racer and come back, at any speed a throw has; the
                 # racers within that reach are in doubt unless other evidence decides them
-                for rid in self._start_reach(path, iv, racers, rest_q, radius):
+                start_ids = self._start_reach(path, iv, racers, rest_q, radius)
+                for rid in start_ids:
                     start_doubt.setdefault(rid, (iv.t_mid, iv.s_miss, True))
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
@@ -1022,10 +1028,19 @@ class DodoDashSession(Session):
                     for r in racers:
                         q, q_s = rest_q[r.id]
                         g0 = float(_gap(iv.p_from[None], A[k0:k0 + 1], size, radius, q[None], r.radius)[0])
-                        if r.id not in found and g0 <= k * float(np.hypot(iv.s_from, q_s)):
+                        if r.id not in found and g0 <= k * float(np.hypot(iv.s_from, q_s)) and \
+                                self._can_turn(path, iv, iv.p_from, float(A[k0]), radius, r, rest_q, iv.s_from):
                             found.add(r.id)
                             unexplained = True
-            if significant and not found:
+            if significant and not found and start_ids and not _waypoint(path.segs[1]) and \
+                    float(np.interp(iv.t0, T, Z)) <= max(2.0, 3.0 * path.z_sigma):
+                # from rest on the mat (not the hand) something turned the token in its unseen start
+                # and no ray shows what: a racer it can have reached from its rest and come on from
+                # to its first sample in motion did (:meth:`_start_reach`, the bound of where it can
+                # have been), for sure when it can have reached one alone. (Not when that sample is
+                # a lone one: a turn there may be the next interval's, judged there.)
+                found = set(start_ids)
+            elif significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
                 # around the interval is in doubt
                 found, unexplained = self._near_suspects(path, iv, racers, rest_q, radius), True
@@ -1120,13 +1135,37 @@ class DodoDashSession(Session):
         return Interval(si, a.t1, b.t0, t_mid, jn, p_from, v_in, s_from, sv_in, p_to, v_out, s_to, sv_out, s_in, s_out,
                         dt_gap, chord, s_chord, s_miss, z_miss, z_turn, z_ahead, from_rest)
 
+    def _can_turn(self, path: ThrowPath, iv: Interval, p_c, ang: float, radius: float, r, rest_q: dict,
+                  s_c: float) -> bool:
+        """Whether a touch of racer ``r`` (at rest at ``rest_q[r.id]``), the token's centre at ``p_c``
+        (2,) mm (σ ``s_c``) and turned ``ang`` radians, can have turned the token from ``iv.v_in`` to
+        ``iv.v_out`` (:func:`_push_can_turn`; the push's normal from the racer's centre to the
+        token's nearest point, leaning off it by friction up to ``max_piece_mu``; a landing or
+        friction on the mat between the two only slows it along its way; a curving token's own turn
+        over the interval allowed). True where the way in or out is unknown (from rest, or a speed
+        within twice its σ)."""
+        q, q_s = rest_q[r.id]
+        if iv.from_rest:
+            return True
+        curve = self.max_curve_mm_s2 * iv.dt_gap if path.kind in CURVING else 0.0
+        land_z = max(2.0, 3.0 * path.z_sigma)
+        if float(np.interp(iv.t1, path.T, path.Z)) > land_z and float(np.interp(iv.t0, path.T, path.Z)) > land_z and \
+                (path.t_land is None or path.t_land - self.referee.k * path.t_land_s > iv.t1):
+            # in the air all through it: nothing slows the token, the push alone changed its velocity
+            return _push_can_turn_air(iv.v_in, iv.v_out, float(np.hypot(iv.sv_in, iv.sv_out)),
+                                      _nearest_point(p_c, ang, path.samples.size, radius, q), q, float(np.hypot(s_c, q_s)),
+                                      float(r.radius), self.max_piece_mu, self.referee.k, curve)
+        return _push_can_turn(iv.v_in, iv.sv_in, iv.v_out, iv.sv_out, _nearest_point(p_c, ang, path.samples.size, radius, q),
+                              q, float(np.hypot(s_c, q_s)), float(r.radius), self.max_piece_mu, self.referee.k, curve)
+
     def _start_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
         """Ids of the racers a token at rest can have touched in the unseen start after the hold
         (``iv``, from ``path.segs[0]``): from its last sample at rest (within 2.5 σ of the hold's
         place; the hold's fit may take in a first sample or two of the motion) to the first after
         it, out from its rest at up to ``max_speed_mm_s`` to where its edge meets the racer's, then
         on to that first sample no faster than it was first seen going (``iv.s_out``, plus k σ, plus
-        what friction can have taken off since: after a touch it only slows), within k σ of the
+        what friction can have taken off since: after a touch it only slows; ``max_speed_mm_s`` when
+        that sample is a lone one, whose speed out says nothing of the speed in), within k σ of the
         places."""
         k = self.referee.k
         s, hold = path.samples, path.segs[0]
@@ -1138,6 +1177,10 @@ class DodoDashSession(Session):
         dt = max(float(s.t[j] - s.t[i]), 1e-6)
         p_to, s_to = s.xy[j], float(s.sig[j])
         v_back = iv.s_out + k * iv.sv_out + self.max_slide_decel_mm_s2 * dt
+        if _waypoint(path.segs[1]):
+            # a lone first sample: the speed out of it is the chord on to the next segment, which a
+            # touch after it may have slowed; the speed it came at is bounded by the fastest only
+            v_back = self.max_speed_mm_s
         ang = np.linspace(0.0, 2.0 * np.pi, 73)[:-1]
         circle = np.column_stack([np.cos(ang), np.sin(ang)])
         out = []
@@ -1198,17 +1241,26 @@ class DodoDashSession(Session):
         if maybe:  # (in it, if it came into it below its top: within the noise)
             unexplained = True
         found, far = set(), set()
+        ang = float(np.interp(iv.t_mid, path.T, path.A))
+        by_id = {r.id: r for r in racers}
         for rid in inside + maybe:
             if not unexplained and float(np.hypot(*(iv.p_to - iv.p_from))) > reach + k * iv.s_miss:
                 far.add(rid)
             else:
                 found.add(rid)
         for origin, d, s_ray in rays:
-            hit = _ray_hit(origin, d, radius, path.samples.size, float(np.interp(iv.t_mid, path.T, path.A)), racers, rest_q,
+            hit = _ray_hit(origin, d, radius, path.samples.size, ang, racers, rest_q,
                            graze_mm=1.0, graze_k=k, graze_s=s_ray)
             if hit is None:
                 continue
             rid, p_c, others = hit
+            # a racer whose push cannot have turned the token the way it turned is no suspect: the
+            # one the ray runs into (then the ray shows nothing), or one it grazes on the way
+            others = [o for o in others if self._can_turn(path, iv, _closest_on_ray(origin, d, radius, path.samples.size, ang,
+                                                                                      rest_q[o][0], by_id[o].radius),
+                                                          ang, radius, by_id[o], rest_q, s_ray)]
+            if not self._can_turn(path, iv, p_c, ang, radius, by_id[rid], rest_q, s_ray):
+                continue
             q = rest_q[rid][0]
             n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)
             # closing on it along the incoming ray (leaving it along the outgoing one), and
@@ -2589,6 +2641,89 @@ def _land_margin(path, gap: np.ndarray, q_s: float, k: float, land: tuple | None
 def _waypoint(sg) -> bool:
     """A segment of one sample and nothing else (no pinned place): where the path passed."""
     return sg.n == 1 and sg.degree == 0 and not getattr(sg, "pins", None)
+
+
+def _nearest_point(p, angle: float, size, radius: float, q) -> np.ndarray:
+    """The point (2,) mm of the token at ``p`` (a disc of ``radius``, or a box ``size`` turned by
+    ``angle`` radians) nearest ``q`` (2,) (``q`` itself when inside it)."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    d = q - p
+    if size is None:
+        n = float(np.hypot(*d))
+        return q.copy() if n <= radius else p + d * (radius / n)
+    c, s = np.cos(angle), np.sin(angle)
+    u = np.clip(c * d[0] + s * d[1], -size[0] / 2, size[0] / 2)
+    v = np.clip(-s * d[0] + c * d[1], -size[1] / 2, size[1] / 2)
+    return p + np.array([c * u - s * v, s * u + c * v])
+
+
+def _push_can_turn(v_in, sv_in: float, v_out, sv_out: float, contact, q, s_contact: float, r_radius: float,
+                   mu: float, k: float, curve_mm_s: float = 0.0) -> bool:
+    """Whether one push by a racer of radius ``r_radius`` at ``q`` (2,), touching the token at
+    ``contact`` (2,) (σ ``s_contact`` mm), can have turned the token from velocity ``v_in`` (σ
+    ``sv_in``) to ``v_out`` (σ ``sv_out``), mm/s, within ``k`` σ. The push J acts along the normal n
+    from the racer's centre to the contact, leaning off it by friction by at most atan(``mu``); the
+    token may slow along its way too (a landing, friction on the mat; it turns by its own curve by
+    up to ``curve_mm_s`` of velocity): v_out is a positive multiple of a·v_in + J, 0 ≤ a ≤ 1, so its
+    direction lies in the sector spanned by the way in and the push's directions. Outside it by
+    more than k σ of the directions at the sector's nearer edge (the way out's against the way in's
+    or the normal's, in quadrature), where the sector cannot open to the whole plane within k σ
+    either, the push cannot have done it. True when the way in or out is unknown (a speed within
+    twice its σ)."""
+    s_in, s_out = float(np.hypot(*v_in)), float(np.hypot(*v_out))
+    if s_in < max(2.0 * sv_in, 1e-6) or s_out < max(2.0 * sv_out, 1e-6):
+        return True
+    nv = np.asarray(contact, float) - np.asarray(q, float)
+    dist = float(np.hypot(*nv))
+    if dist < 1e-6:
+        return True
+    s_th_in, s_th_out, s_th_n = sv_in / s_in, sv_out / s_out, s_contact / max(dist, r_radius)
+    c = min(curve_mm_s / s_in, np.pi)  # (the curve's turn: a bound, not a σ)
+    th_n = float(np.arctan2(nv[1], nv[0]))
+    a_in = (float(np.arctan2(v_in[1], v_in[0])) - th_n + np.pi) % (2 * np.pi) - np.pi  # (from the normal)
+    a_out = (float(np.arctan2(v_out[1], v_out[0])) - th_n + np.pi) % (2 * np.pi) - np.pi
+    phi = float(np.arctan(mu))
+    lo, s_lo = (-phi, s_th_n) if -phi <= a_in - c else (a_in - c, s_th_in)
+    hi, s_hi = (phi, s_th_n) if phi >= a_in + c else (a_in + c, s_th_in)
+    if hi - lo >= np.pi or lo <= a_out <= hi:
+        return True
+    x = a_out if a_out > hi else a_out + 2 * np.pi
+    z = min((x - hi) / max(float(np.hypot(s_th_out, s_hi)), 1e-9),  # past the sector's upper edge
+            (lo + 2 * np.pi - x) / max(float(np.hypot(s_th_out, s_lo)), 1e-9),  # short of its lower edge
+            (np.pi - (hi - lo)) / max(float(np.hypot(s_lo, s_hi)), 1e-9))  # the sector opening to the plane
+    return z <= k
+
+
+def _push_can_turn_air(v_in, v_out, s_dv: float, contact, q, s_contact: float, r_radius: float, mu: float, k: float,
+                       curve_mm_s: float = 0.0) -> bool:
+    """:func:`_push_can_turn` for a token in the air all through (nothing slows it): the change of
+    velocity ``v_out − v_in`` (σ ``s_dv`` mm/s) is the push's own, which lies in the friction cone
+    about the normal n (from the racer's centre to the contact ``contact``, σ ``s_contact`` mm): it
+    cannot have done it when that change lies outside the cone by more than k σ (the velocities'
+    and the normal's, that σ in mm/s the change's size times its angle's σ), less the curve's own
+    ``curve_mm_s``."""
+    dv = np.asarray(v_out, float) - np.asarray(v_in, float)
+    D = float(np.hypot(*dv))
+    nv = np.asarray(contact, float) - np.asarray(q, float)
+    dist = float(np.hypot(*nv))
+    if dist < 1e-6 or D < 1e-9:
+        return True
+    beta = abs((float(np.arctan2(dv[1], dv[0]) - np.arctan2(nv[1], nv[0])) + np.pi) % (2 * np.pi) - np.pi)
+    phi = float(np.arctan(mu))
+    if beta <= phi:
+        return True
+    off = D * np.sin(beta - phi) if beta - phi < np.pi / 2 else D  # (past a right angle: the cone's apex is nearest)
+    return (off - curve_mm_s) / max(float(np.hypot(s_dv, D * s_contact / max(dist, r_radius))), 1e-9) <= k
+
+
+def _closest_on_ray(origin, d, radius: float, size, angle: float, q, r_radius: float, reach_mm: float = 80.0,
+                    step_mm: float = 0.5) -> np.ndarray:
+    """The token's centre (2,) mm along the ray from ``origin`` along unit ``d`` (as :func:`_ray_hit`
+    follows it) where it comes nearest a racer of ``r_radius`` at ``q``."""
+    s = np.arange(0.0, reach_mm + step_mm, step_mm)
+    P = np.asarray(origin, float)[None, :] + s[:, None] * np.asarray(d, float)[None, :]
+    g = _gap(P, np.full(len(s), angle), size, radius, np.broadcast_to(np.asarray(q, float), P.shape), r_radius)
+    return P[int(np.argmin(g))]
 
 
 def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 80.0, step_mm: float = 0.5,

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from session.dodo_dash import _nearest_point, _push_can_turn, _push_can_turn_air
+from tests.session.test_dodo_dash_wrong_calls import calls
 
 MU, K = 0.6, 4.5
 TINY = 1e-4  # σ small enough for the noise-free answer
@@ -109,19 +110,6 @@ def test_the_nearest_point_of_the_token(size, angle, q, want):
     assert np.allclose(got, want, atol=1e-9)
 
 
-def _calls(seed: int, index: int) -> tuple[dict, set]:
-    from session.bench import _StubDodoDash, play_scene
-    from session.dodo_dash import DodoDashSession
-    from sim.suites import _board, make_scenario
-    from sim.truth import dodo_dash_answers
-
-    scn = make_scenario("dodo-dash/throws", index, seed)
-    board = _board(scn.board)
-    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=index)
-    (flick,) = session.flicks
-    return {v.detail["racer"]: v for v in flick.ruling.verdicts}, set(dodo_dash_answers(scn, board)["touched_racers"])
-
-
 @pytest.mark.parametrize("index, turned_by, beside", [
     (131, "racer-3", "racer-2"),  # a Dodo coming down between two racers, sent back by the one ahead
     (281, "racer-3", "racer-1"),  # the same, the racer behind it within the noise of its last sample
@@ -131,7 +119,7 @@ def test_a_bounce_is_put_on_the_racer_whose_push_can_have_turned_the_token(index
     the bounce, so both racers were asked "which one?". A push acts along the normal from the
     racer (give or take friction): the racer behind it would have sent the token on, not back. The
     bounce is the racer ahead's, for sure (the other is still judged on its own evidence)."""
-    verdicts, truth = _calls(0, index)
+    verdicts, truth = calls(0, index)
     assert turned_by in truth and beside not in truth
     assert verdicts[turned_by].answer == "yes" and verdicts[turned_by].detail["evidence"] == "bounce"
     assert not verdicts[beside].detail["evidence"].startswith("bounce")
@@ -144,7 +132,7 @@ def test_a_token_sent_back_in_its_unseen_start_was_turned_by_the_one_racer_it_ca
     it; of the racers it came near, only one can it have reached from its rest and come back from
     to its first sample in a frame (:meth:`DodoDashSession._start_reach`): that one, for sure; the
     others, farther, are "no" by the path."""
-    verdicts, truth = _calls(0, 14)
+    verdicts, truth = calls(0, 14)
     assert truth == {"racer-5"}
     assert verdicts["racer-5"].answer == "yes" and verdicts["racer-5"].detail["evidence"] == "bounce"
     assert all(v.answer == "no" for r, v in verdicts.items() if r != "racer-5")

@@ -1139,11 +1139,13 @@ class DodoDashSession(Session):
                   s_c: float) -> bool:
         """Whether a touch of racer ``r`` (at rest at ``rest_q[r.id]``), the token's centre at ``p_c``
         (2,) mm (σ ``s_c``) and turned ``ang`` radians, can have turned the token from ``iv.v_in`` to
-        ``iv.v_out`` (:func:`_push_can_turn`; the push's normal from the racer's centre to the
-        token's nearest point, leaning off it by friction up to ``max_piece_mu``; a landing or
-        friction on the mat between the two only slows it along its way; a curving token's own turn
-        over the interval allowed). True where the way in or out is unknown (from rest, or a speed
-        within twice its σ)."""
+        ``iv.v_out``: the push's normal from the racer's centre (the racer is the cylinder of its
+        footprint, as everywhere in a throw's call) to the token's nearest point, leaning off it by
+        friction up to ``max_piece_mu``; in the air all through the interval the change of velocity
+        is the push's own (:func:`_push_can_turn_air`), else a landing or friction on the mat may
+        also have slowed it along its way (:func:`_push_can_turn`); a curving token's own turn over
+        the interval allowed. True where the way in or out is unknown (from rest, or a speed within
+        twice its σ)."""
         q, q_s = rest_q[r.id]
         if iv.from_rest:
             return True
@@ -1260,6 +1262,9 @@ class DodoDashSession(Session):
                                                                                       rest_q[o][0], by_id[o].radius),
                                                           ang, radius, by_id[o], rest_q, s_ray)]
             if not self._can_turn(path, iv, p_c, ang, radius, by_id[rid], rest_q, s_ray):
+                if others:  # (a racer grazed on the way that can have turned it stays in doubt)
+                    found.update(others)
+                    unexplained = True
                 continue
             q = rest_q[rid][0]
             n = (p_c - q) / max(float(np.hypot(*(p_c - q))), 1e-9)

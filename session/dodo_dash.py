@@ -2721,13 +2721,19 @@ def _push_can_turn_air(v_in, v_out, s_dv: float, contact, q, s_contact: float, r
     return (off - curve_mm_s) / max(float(np.hypot(s_dv, D * s_contact / max(dist, r_radius))), 1e-9) <= k
 
 
+def _ray_points(origin, d, reach_mm: float = 80.0, step_mm: float = 0.5) -> np.ndarray:
+    """(n, 2) mm the token's centres along the ray from ``origin`` (2,) along the unit ``d`` (2,),
+    every ``step_mm`` up to ``reach_mm``."""
+    s = np.arange(0.0, reach_mm + step_mm, step_mm)
+    return np.asarray(origin, float)[None, :] + s[:, None] * np.asarray(d, float)[None, :]
+
+
 def _closest_on_ray(origin, d, radius: float, size, angle: float, q, r_radius: float, reach_mm: float = 80.0,
                     step_mm: float = 0.5) -> np.ndarray:
     """The token's centre (2,) mm along the ray from ``origin`` along unit ``d`` (as :func:`_ray_hit`
     follows it) where it comes nearest a racer of ``r_radius`` at ``q``."""
-    s = np.arange(0.0, reach_mm + step_mm, step_mm)
-    P = np.asarray(origin, float)[None, :] + s[:, None] * np.asarray(d, float)[None, :]
-    g = _gap(P, np.full(len(s), angle), size, radius, np.broadcast_to(np.asarray(q, float), P.shape), r_radius)
+    P = _ray_points(origin, d, reach_mm, step_mm)
+    g = _gap(P, np.full(len(P), angle), size, radius, np.broadcast_to(np.asarray(q, float), P.shape), r_radius)
     return P[int(np.argmin(g))]
 
 
@@ -2740,9 +2746,8 @@ def _ray_hit(origin, d, radius, size, angle, racers, rest_q, reach_mm: float = 8
     times the ray's σ ``graze_s`` and the racer's rest σ (``rest_q``) in quadrature (a racer placed
     loosely, one the camera did not see, may stand in the ray's way); and any the ray starts in by
     less than that (touching it there, within the noise)."""
-    s = np.arange(0.0, reach_mm + step_mm, step_mm)
-    P = origin[None, :] + s[:, None] * d[None, :]
-    A = np.full(len(s), angle)
+    P = _ray_points(origin, d, reach_mm, step_mm)
+    A = np.full(len(P), angle)
     best = None
     gaps = {}
     for r in racers:

@@ -2676,8 +2676,9 @@ def _push_can_turn(v_in, sv_in: float, v_out, sv_out: float, contact, q, s_conta
     either, the push cannot have done it. True when the way in or out is unknown (a speed within
     twice its σ)."""
     s_in, s_out = float(np.hypot(*v_in)), float(np.hypot(*v_out))
-    if s_in < max(2.0 * sv_in, 1e-6) or s_out < max(2.0 * sv_out, 1e-6):
-        return True
+    if not np.isfinite([s_in, s_out, sv_in, sv_out, s_contact]).all() or s_in < max(2.0 * sv_in, 1e-6) \
+            or s_out < max(2.0 * sv_out, 1e-6):
+        return True  # (the way in or out unknown)
     nv = np.asarray(contact, float) - np.asarray(q, float)
     dist = float(np.hypot(*nv))
     if dist < 1e-6:
@@ -2711,7 +2712,7 @@ def _push_can_turn_air(v_in, v_out, s_dv: float, contact, q, s_contact: float, r
     D = float(np.hypot(*dv))
     nv = np.asarray(contact, float) - np.asarray(q, float)
     dist = float(np.hypot(*nv))
-    if dist < 1e-6 or D < 1e-9:
+    if not np.isfinite([D, dist, s_dv, s_contact]).all() or dist < 1e-6 or D < 1e-9:
         return True
     beta = abs((float(np.arctan2(dv[1], dv[0]) - np.arctan2(nv[1], nv[0])) + np.pi) % (2 * np.pi) - np.pi)
     phi = float(np.arctan(mu))

@@ -98,6 +98,19 @@ def test_noise_widens_what_a_push_can_have_done():
     assert _push_can_turn(v_in, 30.0, v_out, 30.0, above, q, 15.0, 12.5, MU, K)
 
 
+def test_an_unknown_velocity_rules_out_no_racer():
+    """A velocity or σ that is not a number (a fit that failed) says nothing: every push can have
+    done it."""
+    nan = float("nan")
+    above, q = np.array([0.0, -25.0]), np.zeros(2)
+    v_in, v_out = np.array([1000.0, 0.0]), np.array([900.0, 400.0])
+    assert not _push_can_turn(v_in, 30.0, v_out, 30.0, above, q, 1.0, 12.5, MU, K)  # (known: ruled out)
+    assert _push_can_turn(np.array([nan, 0.0]), 30.0, v_out, 30.0, above, q, 1.0, 12.5, MU, K)
+    assert _push_can_turn(v_in, nan, v_out, 30.0, above, q, 1.0, 12.5, MU, K)
+    assert _push_can_turn_air(v_in, np.array([nan, nan]), 30.0, above, q, 1.0, 12.5, MU, K)
+    assert _push_can_turn_air(v_in, v_out, nan, above, q, 1.0, 12.5, MU, K)
+
+
 @pytest.mark.parametrize("size, angle, q, want", [
     (None, 0.0, (30.0, 0.0), (11.0, 0.0)),  # a disc's nearest point: on its edge toward q
     (None, 0.0, (3.0, 4.0), (3.0, 4.0)),  # inside: q itself

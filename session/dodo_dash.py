@@ -134,6 +134,11 @@ class ThrowPath:
     release_s: np.ndarray | None = None
     kind: str = ""
 
+    @property
+    def on_mat_z(self) -> float:
+        """The base height (mm) at or below which the token is taken to lie on the mat."""
+        return _on_mat_z(self.z_sigma)
+
     def height_sigma(self, times):
         """σ (mm) of the base height at ``times`` (s): the held height's in the hand (before the
         first sample off the resting place), one sample's after; between the last sample held and
@@ -658,7 +663,7 @@ class DodoDashSession(Session):
         from vision.paths import fit_fall
 
         t, zb, i_launch = s.t, s.zb, s.i_launch
-        land_z = max(2.0, 3 * z_sigma)
+        land_z = _on_mat_z(z_sigma)
         air = (zb > land_z) & (np.arange(len(t)) >= i_launch)
         fall, t_land, t_land_s = None, None, 0.0
         if air.sum() >= 2:
@@ -941,7 +946,7 @@ class DodoDashSession(Session):
         if path.i_land is None:
             return (0, 0)
         s = path.samples
-        air = (s.zb > max(2.0, 3 * path.z_sigma)) & (np.arange(len(s.t)) >= s.i_launch)
+        air = (s.zb > path.on_mat_z) & (np.arange(len(s.t)) >= s.i_launch)
         ia = np.flatnonzero(air)
         bracketed = path.fall is None or not len(ia) or path.t_land > s.t[ia[-1]] + 1e-9 and abs(
             path.t_land - 0.5 * (s.t[ia[-1]] + s.t[min(ia[-1] + 1, len(s.t) - 1)])) < 1e-9
@@ -1015,7 +1020,7 @@ class DodoDashSession(Session):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
             found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
-            if iv.from_rest and float(np.interp(iv.t0, T, Z)) > max(2.0, 3.0 * path.z_sigma):
+            if iv.from_rest and float(np.interp(iv.t0, T, Z)) > path.on_mat_z:
                 # released from the hand: where and which way it left the hand is known loosely
                 # (the hand's samples are the air's), so no ray there says for sure what it touched
                 unexplained = True
@@ -1033,7 +1038,7 @@ class DodoDashSession(Session):
                             found.add(r.id)
                             unexplained = True
             if significant and not found and start_ids and not _waypoint(path.segs[1]) and \
-                    float(np.interp(iv.t0, T, Z)) <= max(2.0, 3.0 * path.z_sigma):
+                    float(np.interp(iv.t0, T, Z)) <= path.on_mat_z:
                 # from rest on the mat (not the hand) something turned the token in its unseen start
                 # and no ray shows what: a racer it can have reached from its rest and come on from
                 # to its first sample in motion did (:meth:`_start_reach`, the bound of where it can
@@ -1150,15 +1155,15 @@ class DodoDashSession(Session):
         if iv.from_rest:
             return True
         curve = self.max_curve_mm_s2 * iv.dt_gap if path.kind in CURVING else 0.0
-        land_z = max(2.0, 3.0 * path.z_sigma)
+        contact, s_contact = _nearest_point(p_c, ang, path.samples.size, radius, q), float(np.hypot(s_c, q_s))
+        land_z = path.on_mat_z
         if float(np.interp(iv.t1, path.T, path.Z)) > land_z and float(np.interp(iv.t0, path.T, path.Z)) > land_z and \
                 (path.t_land is None or path.t_land - self.referee.k * path.t_land_s > iv.t1):
             # in the air all through it: nothing slows the token, the push alone changed its velocity
-            return _push_can_turn_air(iv.v_in, iv.v_out, float(np.hypot(iv.sv_in, iv.sv_out)),
-                                      _nearest_point(p_c, ang, path.samples.size, radius, q), q, float(np.hypot(s_c, q_s)),
+            return _push_can_turn_air(iv.v_in, iv.v_out, float(np.hypot(iv.sv_in, iv.sv_out)), contact, q, s_contact,
                                       float(r.radius), self.max_piece_mu, self.referee.k, curve)
-        return _push_can_turn(iv.v_in, iv.sv_in, iv.v_out, iv.sv_out, _nearest_point(p_c, ang, path.samples.size, radius, q),
-                              q, float(np.hypot(s_c, q_s)), float(r.radius), self.max_piece_mu, self.referee.k, curve)
+        return _push_can_turn(iv.v_in, iv.sv_in, iv.v_out, iv.sv_out, contact, q, s_contact, float(r.radius),
+                              self.max_piece_mu, self.referee.k, curve)
 
     def _start_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float) -> list:
         """Ids of the racers a token at rest can have touched in the unseen start after the hold
@@ -2641,6 +2646,12 @@ def _land_margin(path, gap: np.ndarray, q_s: float, k: float, land: tuple | None
     else:
         return 0.0, float(sg.min())
     return float(m[j]), float(sg[j])
+
+
+def _on_mat_z(z_sigma: float) -> float:
+    """The base height (mm) at or below which a token is taken to lie on the mat: three of one
+    height sample's σ ``z_sigma``, at least 2 mm."""
+    return max(2.0, 3.0 * z_sigma)
 
 
 def _waypoint(sg) -> bool:

@@ -245,6 +245,7 @@ class HeightlessReach:
 class DodoDashSession(Session):
     GAME = GAME
     reference_at_rest = True  # a token lands where the table was at rest: the detector tells it from a shadow
+    revisit_s = 0.2  # a call left too close at the settle is made again this long after, the table still
 
     def new_game(self, **setup):
         """The engine's race on this board: unless ``layout`` is given, the track the engine picks
@@ -1015,8 +1016,10 @@ class DodoDashSession(Session):
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
-                    # the interval (it never speeds up) is in doubt
-                    for rid in self._within_reach(path, iv, racers, rest_q, radius):
+                    # the interval (it never speeds up) is in doubt, the interval widened by a
+                    # sample either side (a segment's end sample may lie beyond what happened: the
+                    # fits put the break where it costs least, not where it was)
+                    for rid in self._within_reach(path, self._widened(path, iv), racers, rest_q, radius):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
             found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
@@ -1057,6 +1060,12 @@ class DodoDashSession(Session):
                 hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
         for rid, h in start_doubt.items():  # (a touch seen later stays what it is)
             hidden.setdefault(rid, h)
+        stop = self._stop_suspects(path, racers, rest_q, radius)
+        if stop is not None:
+            # stopped short of a racer ahead of it: a landing or friction, or that racer, unseen
+            t_mid, s_miss, ids = stop
+            for rid in ids:
+                hidden.setdefault(rid, (t_mid, s_miss, True))
         return ThrowEvents(bounces, hidden, intervals, self.spin_changes(path))
 
     def _landed_on_racer(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> bool:
@@ -1129,6 +1138,13 @@ class DodoDashSession(Session):
                 tv_out = b.t_ref if b.degree == 1 else b.t0
             loss = s_in - float(v_out @ u_in) - self.max_slide_decel_mm_s2 * max(tv_out - tv_in, 0.0)
             z_turn = max(z_turn, loss / max(float(np.hypot(sv_in, sv_out)), 1.0))
+        if on_mat and s_in > 1e-6 and s_in >= 2.0 * sv_in and b.degree >= 1 and not _waypoint(b):
+            # nor does friction ever take it back along its way in (from rest too: the chord's
+            # direction is no speed, but its way): a slide after the interval that ends behind
+            # where it began (its places are surer than its speed where one sample moving begins it)
+            tb = np.array([b.t0, b.t1])
+            back = -float((b.pos(tb)[1] - b.pos(tb)[0]) @ (v_in / s_in))
+            z_turn = max(z_turn, back / max(float(np.hypot(*b.pos_sigma(tb))), 0.5))
         from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
         ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0
         z_ahead = ahead / max(s_miss, 1e-6) if from_rest else 0.0
@@ -1200,6 +1216,104 @@ class DodoDashSession(Session):
             if float((d_out / self.max_speed_mm_s + d_back / max(v_back, 1e-6)).min()) <= dt:
                 out.append(r.id)
         return out
+
+    def _stop_suspects(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> tuple | None:
+        """(t s, σ mm, ids) of the racers that can have stopped a token that came to rest short of
+        them, unseen: a landing may take all of a token's speed and friction slows it along its
+        line, so a token at rest short of a racer ahead on its way in may have stopped by itself, or
+        gone on, struck that racer and come back to where it rests between the last sample before
+        it came to rest and the second at rest (at the first it may have been passing through on
+        its way out), no faster than it came in (plus k σ): an out-and-back the samples do not show.
+        Struck on the mat, it came back and stopped by friction alone (at most
+        ``max_slide_decel_mm_s2``), which takes at least 2 d / min(v, √(2 a d)) over d mm at up to v;
+        struck in the air it may have flown back and lost its speed landing. The way in is the last segment before the rest that is not a lone
+        sample (a lone one may lie on the way back); the racers are those ahead of the rest place
+        that the token can have touched going along it (across it within k σ of the line, the
+        way's σ over the distance included), distances less k σ. None when the path does not end
+        at rest, or came to rest from rest."""
+        k = self.referee.k
+        segs, s = path.segs, path.samples
+        last = segs[-1]
+        if len(segs) < 2 or _waypoint(last) or last.n < 2:
+            return None
+        ends = last.pos(np.array([last.t0, last.t1]))
+        s_end = float(np.hypot(*last.pos_sigma(np.array([last.t0, last.t1]))))
+        if float(np.hypot(*(ends[1] - ends[0]))) > 2.0 + k * s_end:
+            return None  # still sliding when first seen on its last segment
+        ia = max((i for i in range(len(segs) - 1) if not _waypoint(segs[i])), default=None)
+        if ia is None:
+            return None
+        iv = self._interval(path, ia)
+        if iv.from_rest or iv.s_in < 2.0 * iv.sv_in:
+            return None
+        t_c = float(s.t[min(last.i0 + 1, last.i1 - 1)])
+        v_max = iv.s_in + k * iv.sv_in
+        budget = max(t_c - iv.t0, 0.0)
+        d = iv.v_in / iv.s_in
+        p_rest = ends[1]
+        origin = iv.p_from + max(float((p_rest - iv.p_from) @ d), 0.0) * d  # (abreast of the rest place)
+        s_rest = float(last.pos_sigma(np.array([last.t1]))[0])
+        s_dir = iv.sv_in / iv.s_in  # (rad: the way's own σ)
+        # the places its centre can have passed on its way on: along the line it came in on, as far
+        # as it can have gone, and across it as far as the line's noise there (from the last sample
+        # before, or through the rest place it may have passed), ±k σ
+        a = np.arange(-k * s_rest, v_max * budget + 0.5, 0.5)
+        line = origin + a[:, None] * d
+        s_across = np.minimum(np.hypot(iv.s_from, s_dir * np.hypot(*(line - iv.p_from).T)),
+                              np.hypot(s_rest, s_dir * np.hypot(*(line - p_rest).T)))
+        n = np.array([-d[1], d[0]])
+        b = np.linspace(-1.0, 1.0, 9)
+        ang = float(path.A[-1])
+        A_line = np.full(len(line), ang)
+        # (no farther than where the line runs into a racer deeper than its noise: that one stops it)
+        deep = [np.flatnonzero(_gap(line, A_line, s.size, radius, np.broadcast_to(rest_q[r.id][0], line.shape), r.radius)
+                               <= -(1.0 + k * np.hypot(s_across, rest_q[r.id][1]))) for r in racers]
+        a_max = min((float(a[ix[0]]) for ix in deep if len(ix)), default=np.inf)
+        ids = []
+        for r in racers:
+            q, q_s = rest_q[r.id]
+            if float((q - origin) @ d) <= 0.0:
+                continue  # (beside or behind where it rests: not ahead of it)
+            w = 1.0 + k * np.hypot(s_across, q_s)
+            P = (line[:, None, :] + (b[None, :, None] * w[:, None, None]) * n)[a <= a_max].reshape(-1, 2)
+            touch = _gap(P, np.full(len(P), ang), s.size, radius, np.broadcast_to(q, P.shape), r.radius) <= 0.0
+            if not touch.any():
+                continue
+            P = P[touch]
+            d_out = np.maximum(np.hypot(*(P - iv.p_from).T) - k * float(np.hypot(iv.s_from, q_s)), 0.0)
+            d_back = np.maximum(np.hypot(*(P - p_rest).T) - k * float(np.hypot(s_rest, q_s)), 0.0)
+            t_out = d_out / v_max
+            if path.t_land is not None:
+                mat = iv.t0 + t_out > path.t_land + k * path.t_land_s
+            else:
+                mat = np.full(len(t_out), float(np.interp(iv.t0, path.T, path.Z)) <= path.on_mat_z)
+            # struck on the mat: back from it at w ≤ v_max, slowed by friction alone (≤ a_max) to
+            # stop where it rests, d_back on: w² = 2 a d_back, which takes 2 d_back / w, at least
+            # 2 d_back / min(v_max, √(2 a_max d_back)); struck in the air it may have flown back
+            # and lost its speed landing
+            w = np.minimum(v_max, np.sqrt(2.0 * self.max_slide_decel_mm_s2 * d_back))
+            t_back = np.where(mat, 2.0 * d_back / np.maximum(w, 1e-9), d_back / v_max)
+            if float((t_out + t_back).min()) <= budget:
+                ids.append(r.id)
+        return iv.t_mid, iv.s_miss, ids
+
+    @staticmethod
+    def _widened(path: ThrowPath, iv: Interval) -> Interval:
+        """Interval ``iv`` from the sample before its first end to the sample after its last (within
+        the throw's samples after the launch), its ends those samples (σ theirs)."""
+        from dataclasses import replace
+
+        s = path.samples
+        i0 = int(np.searchsorted(s.t, iv.t0 - 1e-9))
+        i1 = int(np.searchsorted(s.t, iv.t1 - 1e-9))
+        a, b = max(i0 - 1, s.i_launch, 0), min(i1 + 1, len(s.t) - 1)
+        if a >= i0 and b <= i1:
+            return iv
+        p_from, s_from = (s.xy[a], float(s.sig[a])) if a < i0 else (iv.p_from, iv.s_from)
+        p_to, s_to = (s.xy[b], float(s.sig[b])) if b > i1 else (iv.p_to, iv.s_to)
+        t0, t1 = min(float(s.t[a]), iv.t0), max(float(s.t[b]), iv.t1)
+        return replace(iv, t0=t0, t1=t1, p_from=p_from, s_from=s_from, p_to=p_to, s_to=s_to, dt_gap=max(t1 - t0, 1e-6),
+                       s_miss=float(np.hypot(s_from, s_to)))
 
     def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
                       speed: float | None = None) -> list:

@@ -1,0 +1,152 @@
+"""A throw's call made again once the table has stayed still (the session's second look, as Dino Dunk
+has it), and the evidence the sharper rest it brings had hidden: a token at rest short of a racer
+ahead of it can have struck that racer and come back unseen (:meth:`DodoDashSession._stop_suspects`,
+checked against the motion simulated plainly), a slide never goes back along the way the token
+came in, and an event in doubt may lie a sample either side of where the fits put it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from session.dodo_dash import DodoDashSession, ThrowSamples
+from session.oracle import OracleDetector
+from sim.suites import _board, make_scenario
+from tests.session.test_dodo_dash_wrong_calls import calls
+
+A_MAX = DodoDashSession.max_slide_decel_mm_s2
+DT = 1.0 / 30.0
+
+
+def reaches_and_comes_back(d_out: float, d_back: float, v_max: float, budget: float) -> bool:
+    """The motion written plainly, searched over a grid: the token leaves the last sample before
+    its rest at u ≤ v_max, slowing at a1 ∈ [0, a_max] (friction), reaches the racer d_out on,
+    bounces back at e·(its speed then), e ∈ [0, 1], and slows at a2 ∈ [0, a_max] to stop d_back
+    short of the racer, all within ``budget`` s."""
+    for u in np.linspace(v_max / 100, v_max, 100):
+        for a1 in np.linspace(0.0, A_MAX, 25):
+            disc = u * u - 2.0 * a1 * d_out
+            if disc < 0:
+                continue
+            u_hit = np.sqrt(disc)
+            t_hit = (u - u_hit) / a1 if a1 > 0 else d_out / u
+            for e in np.linspace(0.0, 1.0, 51):
+                w = e * u_hit
+                if w <= 0:
+                    if d_back <= 0 and t_hit <= budget:
+                        return True
+                    continue
+                a2 = w * w / (2.0 * d_back) if d_back > 0 else np.inf
+                if a2 <= A_MAX and t_hit + w / a2 <= budget:
+                    return True
+    return False
+
+
+def _session():
+    board = _board("dodo-dash/dodorado-jungle")
+    s = DodoDashSession(board, OracleDetector(board))
+    return s
+
+
+def _slid_to_rest(speed: float, sig: float = 0.01):
+    """An Egg at rest, flicked along +x at ``speed`` mm/s (seen moving in 4 frames), found at rest
+    from the next frame on 2 mm past its last moving sample (stopped there, or struck something
+    and came back there)."""
+    t_hold = np.arange(6) * DT
+    t_move = t_hold[-1] + DT * np.arange(1, 5)
+    t_rest = t_move[-1] + DT * np.arange(1, 11)
+    x_move = speed * (t_move - t_hold[-1])
+    x_rest = np.full(len(t_rest), x_move[-1] + 2.0)
+    t = np.concatenate([t_hold, t_move, t_rest])
+    x = np.concatenate([np.zeros(len(t_hold)), x_move, x_rest])
+    xy = np.column_stack([x, np.zeros_like(x)]) + np.array([300.0, 300.0])
+    n = len(t)
+    return ThrowSamples(t, xy, np.zeros(n), np.full(n, sig), np.zeros(n), None, len(t_hold), float(t_hold[-1])), \
+        xy[-1], float(x_rest[0] - x_move[-1]), float(t_rest[1] - t_move[-1])
+
+
+@pytest.mark.parametrize("speed", [60.0, 200.0, 600.0])
+def test_the_racers_a_stopped_token_can_have_struck_match_the_motion_simulated_plainly(speed):
+    """Noise-free (σ 0.01 mm): for a racer straight ahead at each gap from the rest, the session's
+    answer is the plain search's, away from the boundary (±0.3 mm)."""
+    session = _session()
+    s, p_rest, back_from_last, budget = _slid_to_rest(speed)
+    path = session.fit_path(s, "egg", 45.0)
+    r_egg, r_racer = 11.0, 12.5
+    checked = {True: 0, False: 0}
+    for gap in np.arange(0.25, 40.0, 0.5):
+        q = p_rest + np.array([r_egg + r_racer + gap, 0.0])
+        racer = SimpleNamespace(id=1, radius=r_racer, name="racer-1")
+        got = session._stop_suspects(path, [racer], {1: (q, 0.01)}, r_egg)
+        ids = got[2] if got is not None else []
+        want = reaches_and_comes_back(back_from_last + gap, gap, speed, budget)
+        near_edge = reaches_and_comes_back(back_from_last + gap + 0.3, gap + 0.3, speed, budget) != \
+            reaches_and_comes_back(max(back_from_last + gap - 0.3, 0.0), max(gap - 0.3, 0.0), speed, budget)
+        if near_edge:
+            continue
+        assert (1 in ids) == want, (speed, gap, ids)
+        checked[want] += 1
+    assert checked[True] >= 1 and checked[False] >= 10
+
+
+def test_a_racer_beside_or_behind_the_rest_is_no_suspect_of_the_stop():
+    session = _session()
+    s, p_rest, _, _ = _slid_to_rest(600.0)
+    path = session.fit_path(s, "egg", 45.0)
+    for q in (p_rest + np.array([0.0, 24.0]), p_rest + np.array([-24.0, 0.0])):
+        racer = SimpleNamespace(id=1, radius=12.5, name="racer-1")
+        got = session._stop_suspects(path, [racer], {1: (q, 0.01)}, 11.0)
+        assert got is None or 1 not in got[2]
+
+
+@pytest.mark.parametrize("seed, index", [
+    (0, 107),  # a Dodo that landed, slid on into the racer ahead and came back to where it was first seen at rest
+    (3, 39),   # a Feather that struck the racer ahead as it came down, bounced back and landed short of it
+])
+def test_a_token_at_rest_short_of_a_racer_it_struck_unseen_is_never_cleared_of_it(seed, index):
+    """Tuning throws: the sharper rest of the second look made a sure "no" of the landing 3.5 mm
+    short of the racer; the racer is a suspect of the stop, and the call waits for a person."""
+    verdicts, truth = calls(seed, index)
+    assert truth == {"racer-1"}
+    assert verdicts["racer-1"].answer == "too_close"
+    scn = make_scenario("dodo-dash/throws", index, seed)
+    board = _board(scn.board)
+    from session.bench import _StubDodoDash, play_scene
+
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=index)
+    (flick,) = session.flicks
+    proj = session.projectile_track(flick)
+    path = session.throw_path(flick, proj, 45.0)
+    racers = session.racer_tracks(flick)
+    rest_q = {r.id: session._rest_xy(flick, r) for r in racers}
+    stop = session._stop_suspects(path, racers, rest_q, proj.radius)
+    assert stop is not None and {r.name for r in racers if r.id in stop[2]} == {"racer-1"}
+
+
+def test_an_egg_that_slid_back_from_a_racer_it_struck_is_called_touched():
+    """Tuning throw (5, 68): an Egg struck the racer between two frames and slid back 7 mm; its one
+    moving sample after the touch made the slide's start speed loose (the turn 2.7 σ), but its
+    places say it went back along its way in, which friction never does: a bounce, for sure."""
+    verdicts, truth = calls(5, 68)
+    assert truth == {"racer-1"}
+    assert verdicts["racer-1"].answer == "yes" and verdicts["racer-1"].detail["evidence"] == "bounce"
+
+
+def test_a_throw_too_close_at_the_settle_is_called_again_once_the_table_is_still():
+    """Tuning throw (0, 37): a Log landed 4 mm short of a racer, asked at the settle (its rest from
+    three frames), called right 0.2 s later on the frames at rest since (the first call's facts
+    kept)."""
+    from session.bench import _StubDodoDash, play_scene
+    from sim.truth import dodo_dash_answers
+
+    scn = make_scenario("dodo-dash/throws", 37, 0)
+    board = _board(scn.board)
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=37)
+    (flick,) = session.flicks
+    assert any(n.startswith("called again") for n in flick.notes)
+    truth = set(dodo_dash_answers(scn, board)["touched_racers"])
+    verdicts = flick.ruling.verdicts
+    assert all(v.answer != "too_close" for v in verdicts)
+    assert {v.detail["racer"] for v in verdicts if v.answer == "yes"} == truth

@@ -245,7 +245,6 @@ class HeightlessReach:
 class DodoDashSession(Session):
     GAME = GAME
     reference_at_rest = True  # a token lands where the table was at rest: the detector tells it from a shadow
-    revisit_s = 0.2  # a call left too close at the settle is made again this long after, the table still
 
     def new_game(self, **setup):
         """The engine's race on this board: unless ``layout`` is given, the track the engine picks
@@ -1016,10 +1015,8 @@ class DodoDashSession(Session):
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
-                    # the interval (it never speeds up) is in doubt, the interval widened by a
-                    # sample either side (a segment's end sample may lie beyond what happened: the
-                    # fits put the break where it costs least, not where it was)
-                    for rid in self._within_reach(path, self._widened(path, iv), racers, rest_q, radius):
+                    # the interval (it never speeds up) is in doubt
+                    for rid in self._within_reach(path, iv, racers, rest_q, radius):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
             found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
@@ -1296,24 +1293,6 @@ class DodoDashSession(Session):
             if float((t_out + t_back).min()) <= budget:
                 ids.append(r.id)
         return iv.t_mid, iv.s_miss, ids
-
-    @staticmethod
-    def _widened(path: ThrowPath, iv: Interval) -> Interval:
-        """Interval ``iv`` from the sample before its first end to the sample after its last (within
-        the throw's samples after the launch), its ends those samples (σ theirs)."""
-        from dataclasses import replace
-
-        s = path.samples
-        i0 = int(np.searchsorted(s.t, iv.t0 - 1e-9))
-        i1 = int(np.searchsorted(s.t, iv.t1 - 1e-9))
-        a, b = max(i0 - 1, s.i_launch, 0), min(i1 + 1, len(s.t) - 1)
-        if a >= i0 and b <= i1:
-            return iv
-        p_from, s_from = (s.xy[a], float(s.sig[a])) if a < i0 else (iv.p_from, iv.s_from)
-        p_to, s_to = (s.xy[b], float(s.sig[b])) if b > i1 else (iv.p_to, iv.s_to)
-        t0, t1 = min(float(s.t[a]), iv.t0), max(float(s.t[b]), iv.t1)
-        return replace(iv, t0=t0, t1=t1, p_from=p_from, s_from=s_from, p_to=p_to, s_to=s_to, dt_gap=max(t1 - t0, 1e-6),
-                       s_miss=float(np.hypot(s_from, s_to)))
 
     def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
                       speed: float | None = None) -> list:

@@ -17,8 +17,9 @@
   was first seen going plus what friction took off) are in doubt unless other evidence decides them. Where it landed is judged over every instant the landing can
   have been (between the last sample in the air and the first on the mat when no fall placed it).
   On the mat friction only slows a token along its line: a fitted slide that speeds up, comes back
-  or fits its samples unlikely is split, and a token that lost more speed than friction allows was
-  stopped by something.
+  or fits its samples unlikely is split, a token that lost more speed than friction allows, or slid
+  back along its way in, was stopped by something, and one at rest short of a racer ahead on its
+  way in may have struck it and come back unseen (:meth:`DodoDashSession._stop_suspects`).
   The racers are the pieces named with a racer's identity (:meth:`DodoDashSession.racer_names`: the
   engine's racers, or a name given to a piece seen as a racer), whatever kind the detector reports. A token whose spin changed (nothing but a touch
   changes it: in the air it keeps its spin, on the mat friction only slows it) where one racer

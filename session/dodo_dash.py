@@ -1222,13 +1222,13 @@ class DodoDashSession(Session):
         gone on, struck that racer and come back to where it rests between the last sample before
         it came to rest and the second at rest (at the first it may have been passing through on
         its way out), no faster than it came in (plus k σ): an out-and-back the samples do not show.
-        Struck on the mat, it came back and stopped by friction alone (at most
-        ``max_slide_decel_mm_s2``), which takes at least 2 d / min(v, √(2 a d)) over d mm at up to v;
-        struck in the air it may have flown back and lost its speed landing. The way in is the last segment before the rest that is not a lone
-        sample (a lone one may lie on the way back); the racers are those ahead of the rest place
-        that the token can have touched going along it (across it within k σ of the line, the
-        way's σ over the distance included), distances less k σ. None when the path does not end
-        at rest, or came to rest from rest."""
+        Struck on the mat, it came back and stopped by friction alone (at most a =
+        ``max_slide_decel_mm_s2``), which takes at least 2 d / min(v, √(2 a d)) over d mm at up to
+        v; struck in the air it may have flown back and lost its speed landing. The way in is the
+        last segment before the rest that is not a lone sample (a lone one may lie on the way
+        back); the racers are those ahead of the rest place that the token can have touched going
+        along it (across it within k σ of the line, the way's σ over the distance included),
+        distances less k σ. None when the path does not end at rest, or came to rest from rest."""
         k = self.referee.k
         segs, s = path.segs, path.samples
         last = segs[-1]
@@ -1266,14 +1266,14 @@ class DodoDashSession(Session):
         # (no farther than where the line runs into a racer deeper than its noise: that one stops it)
         deep = [np.flatnonzero(_gap(line, A_line, s.size, radius, np.broadcast_to(rest_q[r.id][0], line.shape), r.radius)
                                <= -(1.0 + k * np.hypot(s_across, rest_q[r.id][1]))) for r in racers]
-        a_max = min((float(a[ix[0]]) for ix in deep if len(ix)), default=np.inf)
+        a_stop = min((float(a[ix[0]]) for ix in deep if len(ix)), default=np.inf)
         ids = []
         for r in racers:
             q, q_s = rest_q[r.id]
             if float((q - origin) @ d) <= 0.0:
                 continue  # (beside or behind where it rests: not ahead of it)
-            w = 1.0 + k * np.hypot(s_across, q_s)
-            P = (line[:, None, :] + (b[None, :, None] * w[:, None, None]) * n)[a <= a_max].reshape(-1, 2)
+            half = 1.0 + k * np.hypot(s_across, q_s)
+            P = (line[:, None, :] + (b[None, :, None] * half[:, None, None]) * n)[a <= a_stop].reshape(-1, 2)
             touch = _gap(P, np.full(len(P), ang), s.size, radius, np.broadcast_to(q, P.shape), r.radius) <= 0.0
             if not touch.any():
                 continue

@@ -2320,7 +2320,12 @@ class DodoDashSession(Session):
             # a round token touching a racer is turned by the friction of its edge sliding along the
             # racer's: the way its sliding goes past the racer's centre says which way it turns.
             # Racers that would have turned it the other way, clearly (not nearly head on), did not
-            near = [(i, j) for i, j in near if self._turn_sense(path, rest_q[racers[i].id][0], j) * ch[2] >= 0]
+            sense = [(i, j) for i, j in near if self._turn_sense(path, rest_q[racers[i].id][0], j) * ch[2] >= 0]
+            # (one touch's way: where a racer that would have turned it the other way can have been
+            # touched too, the spin is the two touches' sum and says nothing of either)
+            if any(calls[i].margin > -k * max(calls[i].sigma, 1e-3) for i, j in near if (i, j) not in sense):
+                return calls
+            near = sense
         if len(near) != 1:
             return calls
         c = calls[near[0][0]]

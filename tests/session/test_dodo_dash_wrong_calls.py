@@ -45,6 +45,8 @@ def calls(seed: int, index: int) -> tuple[dict, set]:
              "may have been turned back onto the first"),
     (3, 45, "a feather that bounced back off two racers between two frames: its flight carried on past the last "
             "sample reached a third, blamed for the spin (the token is never outside the ellipse of the two samples)"),
+    (1, 423, "a feather that struck two racers in the frames its spin changed, each of which alone would have "
+             "turned it the other way: the spin was their sum, not a third racer's touch"),
 ], ids=lambda x: str(x) if isinstance(x, int) else "")
 def test_once_wrong_throws_are_right_or_asked(seed, index, why):
     verdicts, truth = calls(seed, index)

@@ -563,7 +563,7 @@ class DodoDashSession(Session):
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
         events = self.throw_events(path, racers, rest_q, proj.radius, racer_h)
         calls = [self.racer_call(path, events, r, racers, rest_q, proj.radius, racer_h) for r in racers]
-        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius, events.spins)
+        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius, events.spins, events.intervals)
         return self.ordered_verdicts(flick, calls)
 
     # -- stage 1: the path fit ---------------------------------------------------------------------
@@ -2253,7 +2253,8 @@ class DodoDashSession(Session):
                 j += 1
         return out
 
-    def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float, spins=None) -> list:
+    def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float, spins=None,
+                   intervals=()) -> list:
         """``calls`` (:class:`RacerCall`, one per racer of ``racers``, at rest at ``rest_q``) with the
         token's spin changes (``spins``, :meth:`spin_changes` when None) as touches: when one racer alone can have been
         touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
@@ -2265,14 +2266,17 @@ class DodoDashSession(Session):
         that began more than k σ above its top, while it is not surely below the top (coming over
         it, the token touches it only once it comes down onto it or its edge). A round token turns the way the friction of its edge sliding past the racer
         turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
-        the other way did not. A call already sure either way stays, but for a "no" resting on
-        where the path (or the landing) came closest while the spin changed."""
+        the other way did not — unless the token's way turned while its spin changed (an event of
+        ``intervals``, (t0, t1) s) where one of those can have been touched too: the way it came in
+        is then no way it touched them by. A call already sure either way stays, but for a "no"
+        resting on where the path (or the landing) came closest while the spin changed."""
         out = list(calls)
         for ch in (self.spin_changes(path) if spins is None else spins):
-            out = self._spin_touch_at(path, ch, out, racers, rest_q, radius)
+            out = self._spin_touch_at(path, ch, out, racers, rest_q, radius, intervals)
         return out
 
-    def _spin_touch_at(self, path: ThrowPath, ch: tuple, calls: list, racers, rest_q: dict, radius: float) -> list:
+    def _spin_touch_at(self, path: ThrowPath, ch: tuple, calls: list, racers, rest_q: dict, radius: float,
+                       intervals=()) -> list:
         """``calls`` with the spin change ``ch`` (:meth:`spin_changes`) as a touch (:meth:`spin_touch`)."""
         k = self.referee.k
         T, P, S, A, Z, low, size = path.T, path.P, path.S, path.A, path.Z, path.low, path.samples.size
@@ -2321,9 +2325,11 @@ class DodoDashSession(Session):
             # racer's: the way its sliding goes past the racer's centre says which way it turns.
             # Racers that would have turned it the other way, clearly (not nearly head on), did not
             sense = [(i, j) for i, j in near if self._turn_sense(path, rest_q[racers[i].id][0], j) * ch[2] >= 0]
-            # (one touch's way: where a racer that would have turned it the other way can have been
-            # touched too, the spin is the two touches' sum and says nothing of either)
-            if any(calls[i].margin > -k * max(calls[i].sigma, 1e-3) for i, j in near if (i, j) not in sense):
+            # (each racer's way of turning it is read from the way the token came in: where that
+            # way turned while the spin changed, a touch of one the way in says turned it the
+            # other way, if it can have been, may have turned it this way after the turn)
+            turned = any(e0 <= ch[1] and e1 >= ch[0] for e0, e1 in intervals)
+            if turned and any(calls[i].margin > -k * max(calls[i].sigma, 1e-3) for i, j in near if (i, j) not in sense):
                 return calls
             near = sense
         if len(near) != 1:

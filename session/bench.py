@@ -250,7 +250,6 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
         fig.failures.append({"index": i, "projectile": scn.meta["projectile"],
                              "why": why if flick is None else f"{why}: " + "; ".join(flick.notes)})
         return
-    fig.second_look += any(n.startswith("called again") for n in flick.notes)
     verdicts = {v.detail["racer"]: v for v in flick.ruling.verdicts}
     want = set(truth["touched_racers"])
     for r, v in verdicts.items():  # each racer's own call: what a person is asked about, racer by racer

@@ -1,6 +1,6 @@
 """Two pieces of a throw's physics the path fits had left out: a token at rest short of a racer ahead
 of it can have struck that racer and come back unseen (:meth:`DodoDashSession._stop_suspects`,
-checked against the motion searched plainly), and friction never takes a sliding token back along
+checked against a plain search of the motion), and friction never takes a sliding token back along
 the way it came in (a slide that ends behind where it began was turned by a touch)."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import pytest
 from session.dodo_dash import DodoDashSession, ThrowSamples
 from session.oracle import OracleDetector
 from sim.suites import _board, make_scenario
-from tests.session.test_dodo_dash_wrong_calls import calls
 
 A_MAX = DodoDashSession.max_slide_decel_mm_s2
 DT = 1.0 / 30.0
@@ -45,8 +44,19 @@ def reaches_and_comes_back(d_out: float, d_back: float, v_max: float, budget: fl
 
 def _session():
     board = _board("dodo-dash/dodorado-jungle")
-    s = DodoDashSession(board, OracleDetector(board))
-    return s
+    return DodoDashSession(board, OracleDetector(board))
+
+
+def _played(seed: int, index: int):
+    """(the session, its one flick, the racers the throw touched) of tuning throw ``index``."""
+    from session.bench import _StubDodoDash, play_scene
+    from sim.truth import dodo_dash_answers
+
+    scn = make_scenario("dodo-dash/throws", index, seed)
+    board = _board(scn.board)
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=index)
+    (flick,) = session.flicks
+    return session, flick, set(dodo_dash_answers(scn, board)["touched_racers"])
 
 
 def _slid_to_rest(speed: float, sig: float = 0.01):
@@ -67,7 +77,7 @@ def _slid_to_rest(speed: float, sig: float = 0.01):
 
 
 @pytest.mark.parametrize("speed", [60.0, 200.0, 600.0])
-def test_the_racers_a_stopped_token_can_have_struck_match_the_motion_simulated_plainly(speed):
+def test_the_racers_a_stopped_token_can_have_struck_match_a_plain_search_of_the_motion(speed):
     """Noise-free (σ 0.01 mm): for a racer straight ahead at each gap from the rest, the session's
     answer is the plain search's, away from the boundary (±0.3 mm)."""
     session = _session()
@@ -109,15 +119,9 @@ def test_a_token_at_rest_short_of_a_racer_it_struck_unseen_is_a_suspect_of_the_s
     from between two frames; the landing alone said "no" within the noise (3.8 σ, asked only
     because the rest was seen in three frames: seen in nine it was a sure "no"). The racer is a
     suspect of the stop, and the call waits for a person."""
-    from session.bench import _StubDodoDash, play_scene
-
-    verdicts, truth = calls(seed, index)
+    session, flick, truth = _played(seed, index)
     assert truth == {"racer-1"}
-    assert verdicts["racer-1"].answer == "too_close"
-    scn = make_scenario("dodo-dash/throws", index, seed)
-    board = _board(scn.board)
-    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=index)
-    (flick,) = session.flicks
+    assert {v.detail["racer"]: v.answer for v in flick.ruling.verdicts}["racer-1"] == "too_close"
     proj = session.projectile_track(flick)
     path = session.throw_path(flick, proj, 45.0)
     racers = session.racer_tracks(flick)
@@ -132,12 +136,8 @@ def test_an_egg_that_slid_back_from_a_racer_it_struck_is_called_touched():
     where the racer is asked), but its places say it went back along its way in, which friction
     never does. Judged on the frames kept after the settle too (the rest in nine frames, sharper),
     it had been a sure "no" by the path drawn through the slide; it is a bounce, for sure."""
-    from session.bench import _StubDodoDash, play_scene
-
-    scn = make_scenario("dodo-dash/throws", 68, 5)
-    board = _board(scn.board)
-    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=68)
-    (flick,) = session.flicks
+    session, flick, truth = _played(5, 68)
+    assert truth == {"racer-1"}
     assert {v.detail["racer"]: v.answer for v in flick.ruling.verdicts} == {"racer-1": "too_close"}
     verdicts, _ = session.hit_verdicts(flick, session.projectile_track(flick), session.racer_tracks(flick))
     (v,) = verdicts

@@ -1141,7 +1141,8 @@ class DodoDashSession(Session):
             # direction is no speed, but its way): a slide after the interval that ends behind
             # where it began (its places are surer than its speed where one sample moving begins it)
             tb = np.array([b.t0, b.t1])
-            back = -float((b.pos(tb)[1] - b.pos(tb)[0]) @ (v_in / s_in))
+            ends_b = b.pos(tb)
+            back = -float((ends_b[1] - ends_b[0]) @ (v_in / s_in))
             z_turn = max(z_turn, back / max(float(np.hypot(*b.pos_sigma(tb))), 0.5))
         from_rest = a.n >= 3 and (a.degree == 0 or s_in < min(k * sv_in, 50.0))
         ahead = float((p_from - p_to) @ v_out) / s_out if s_out > 1e-6 else 0.0

@@ -1256,8 +1256,8 @@ class DodoDashSession(Session):
         # the places its centre can have passed on its way on: along the line it came in on, as far
         # as it can have gone, and across it as far as the line's noise there (from the last sample
         # before, or through the rest place it may have passed), ±k σ
-        a = np.arange(-k * s_rest, v_max * budget + 0.5, 0.5)
-        line = origin + a[:, None] * d
+        line = _ray_points(origin - k * s_rest * d, d, v_max * budget + k * s_rest)
+        a = (line - origin) @ d
         s_across = np.minimum(np.hypot(iv.s_from, s_dir * np.hypot(*(line - iv.p_from).T)),
                               np.hypot(s_rest, s_dir * np.hypot(*(line - p_rest).T)))
         n = np.array([-d[1], d[0]])

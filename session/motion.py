@@ -7,12 +7,13 @@ still piece still under a noisy low-resolution detection, and catches the few fr
 flicked disc decelerates to a stop. The table has *started* on the first frame something moves after
 rest and has *settled* once nothing moved for ``settle_frames`` frames.
 
-Pieces that appear or vanish (a hand placing a piece, an occlusion) do not count as motion. A piece
-that was moving when it went unseen (a detector drop-out in the blur of a fast slide) keeps the table
-moving for up to ``gap_frames`` frames, and keeps its history for them: one missed frame of a
-sliding disc must not read as the table at rest (the flick would be judged before it was over).
-Those frames count towards ``settle_frames`` when nothing seen moved in them: a piece that is not
-back when its gap is over leaves a table that has been still since it went unseen.
+Pieces that appear or vanish (a hand placing a piece, an occlusion) do not count as motion; a piece
+back after at most ``gap_frames`` unseen is compared with where it was before (displaced, it moved
+unseen). A piece that was moving when it went unseen (a detector drop-out in the blur of a fast
+slide) keeps the table moving for up to ``gap_frames`` frames: one missed frame of a sliding disc
+must not read as the table at rest (the flick would be judged before it was over). Those frames
+count towards ``settle_frames`` when nothing seen moved in them: a piece that is not back when its
+gap is over leaves a table that has been still since it went unseen.
 """
 
 from __future__ import annotations
@@ -83,9 +84,11 @@ class Motion:
                 self._lost_moving.add(tid)
             if tid in self._lost_moving and n <= cfg.gap_frames:
                 moving.append(tid)  # a drop-out in mid-slide: still moving, history kept
-            else:  # unseen: its history no longer describes the last window
+            elif n > cfg.gap_frames:  # unseen too long: its history no longer describes the last window
                 self.history[tid].clear()
                 self._lost_moving.discard(tid)
+            # (a still piece missed for a frame or two keeps its history too: back displaced, it moved
+            # while unseen, as a token dropped straight down in the frame the detector missed)
         self.moving_ids = moving
         self.stepped_ids = stepped  # moved since the previous frame itself
         event = None

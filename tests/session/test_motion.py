@@ -101,3 +101,18 @@ def test_a_piece_seen_moving_during_the_gap_of_a_lost_one_waits_its_settle_frame
     assert events.index("settled") == 12
     events, m = run(frames, config=MotionConfig(settle_frames=2, gap_frames=2))
     assert events.index("settled") == 9  # (the gap, frames 5-6, is over before that)
+
+
+def test_a_still_piece_missed_for_a_frame_and_back_displaced_moved_unseen():
+    # a token held 40 mm up, dropped in the one frame the detector missed it: back 35 mm lower at
+    # the same place, it moved (its history outlives a gap of up to gap_frames)
+    heights = [40.0] * 5 + [None] + [5.0] * 8
+    frames = [[(2, 300, 100)] + ([(1, 100, 100, h)] if h is not None else []) for h in heights]
+    events, _ = run(frames)
+    assert events.index("started") == 6 and events.count("started") == events.count("settled") == 1
+    # back where it was after the gap: no motion; back after more than gap_frames: a new piece there
+    same = [[(2, 300, 100)] + ([(1, 100, 100, 40.0)] if h is not None else []) for h in heights]
+    assert set(run(same)[0]) == {None}
+    cfg = MotionConfig()
+    long_gap = [40.0] * 5 + [None] * (cfg.gap_frames + 1) + [5.0] * 8
+    assert set(run([[(2, 300, 100)] + ([(1, 100, 100, h)] if h is not None else []) for h in long_gap])[0]) == {None}

@@ -284,6 +284,8 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
         fig.first_right += 1
     else:
         fig.first_wrong += 1
+        fig.failures.append({"index": i, "projectile": scn.meta["projectile"], "first": first,
+                             "session_first": order[0].detail["racer"] if order else None})
 
 
 def _score_foul(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps: list, latency) -> None:

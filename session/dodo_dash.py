@@ -19,7 +19,10 @@
   On the mat friction only slows a token along its line: a fitted slide that speeds up, comes back
   or fits its samples unlikely is split, a token that lost more speed than friction allows, or slid
   back along its way in, was stopped by something, and one at rest short of a racer ahead on its
-  way in may have struck it and come back unseen (:meth:`DodoDashSession._stop_suspects`).
+  way in may have struck it and come back unseen (:meth:`DodoDashSession._stop_suspects`). A call
+  left waiting for a person at the settle is made again ``revisit_s`` after it on the frames at
+  rest since (the rest seen in more frames, sharper), and taken where it leaves fewer racers open
+  and agrees with every one the first call settled (:meth:`session.core.Session.second_look`).
   The racers are the pieces named with a racer's identity (:meth:`DodoDashSession.racer_names`: the
   engine's racers, or a name given to a piece seen as a racer), whatever kind the detector reports. A token whose spin changed (nothing but a touch
   changes it: in the air it keeps its spin, on the mat friction only slows it) where one racer
@@ -103,8 +106,8 @@ class ThrowPath:
     top; ``i_land`` the landing's index in ``T`` (None: no landing). ``z_sigma`` one height
     sample's σ, ``z_hold_s`` the σ of the height held before the launch (mm); ``land_window`` the
     first and last index in ``T`` the landing can have been at (:meth:`_land_window`);
-    ``land_back`` (unit (2,), mm) when the token was at rest from its first sample on the mat: the
-    way it came in and how far back behind the rest it can have touched down; ``land_pts`` ((m, 2)
+    ``land_back`` (unit (2,), mm) when a segment follows the landing: the way the token came in and
+    how far back behind its first place on the mat it can have touched down; ``land_pts`` ((m, 2)
     mm, (m,) σ mm) the places it can have touched down at (:meth:`_land_places`); ``kind`` the
     projectile's."""
 
@@ -194,16 +197,21 @@ class Interval:
 @dataclass
 class ThrowEvents:
     """What happened between the segments of a throw's path (:meth:`DodoDashSession.throw_events`):
-    ``bounces`` [(:class:`vision.paths.Join`, unit turn (2,))] where the fits meet and a racer
-    there turned the token; ``hidden`` {racer id: (t s, σ mm, unsure)} a touch between two samples
-    the fits cannot place (the earliest per racer; unsure: which racer, or whether at all);
+    ``bounces`` [(:class:`vision.paths.Join`, unit turn (2,), ids)] where the fits meet and a racer
+    there turned the token (ids: the racers a touch the fits do not show can have turned it
+    instead, :meth:`DodoDashSession._touch_suspects`); ``hidden`` {racer id: (t s, σ mm, unsure)}
+    a touch between two samples the fits cannot place (the earliest per racer; unsure: which
+    racer, or whether at all);
     ``intervals`` [(t0, t1) s] where something happened or may have; ``spins`` the token's spin
-    changes (:meth:`DodoDashSession.spin_changes`: a touch changed its spin there)."""
+    changes (:meth:`DodoDashSession.spin_changes`: a touch changed its spin there); ``turns``
+    [(t0, t1) s] the ``intervals`` and, higher than the racers, where the token's way turned or the
+    fits did not meet (the fitted height there is only as sure as the fall), in time order."""
 
     bounces: list
     hidden: dict
     intervals: list
     spins: list = field(default_factory=list)
+    turns: list = field(default_factory=list)
 
 
 @dataclass
@@ -246,6 +254,7 @@ class HeightlessReach:
 class DodoDashSession(Session):
     GAME = GAME
     reference_at_rest = True  # a token lands where the table was at rest: the detector tells it from a shadow
+    revisit_s = 0.2  # a call left too close at the settle is made again this long after, the table still
 
     def new_game(self, **setup):
         """The engine's race on this board: unless ``layout`` is given, the track the engine picks
@@ -563,7 +572,7 @@ class DodoDashSession(Session):
         rest_q = {r.id: self._rest_xy(flick, r) for r in racers}
         events = self.throw_events(path, racers, rest_q, proj.radius, racer_h)
         calls = [self.racer_call(path, events, r, racers, rest_q, proj.radius, racer_h) for r in racers]
-        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius, events.spins, events.intervals)
+        calls = self.spin_touch(path, calls, racers, rest_q, proj.radius, events.spins, events.turns)
         return self.ordered_verdicts(flick, calls)
 
     # -- stage 1: the path fit ---------------------------------------------------------------------
@@ -595,9 +604,10 @@ class DodoDashSession(Session):
         """((m, 2) mat mm, (m,) σ mm) the places the token can have touched down at: where the
         slide after the landing (it starts where the token touched down, and is seen on the mat
         more sharply than the flight) puts it over every instant the landing can have been
-        (``path.land_window``), and for a token at rest from its first sample on the mat, behind the
-        rest along its way in as far as it can have slid (``path.land_back``); the path's own
-        places over the window where no slide follows a flight. None without a landing."""
+        (``path.land_window``), and behind its first place on the mat along its way in as far as it
+        can have slid before it (``path.land_back``: friction slows it, so the slide seen says
+        little of how fast it went before); the path's own places over the window where no slide
+        follows a flight. None without a landing."""
         if path.i_land is None:
             return None
         i0, i1 = path.land_window
@@ -606,16 +616,25 @@ class DodoDashSession(Session):
             return path.P[i0:i1 + 1].copy(), path.S[i0:i1 + 1].copy()
         b = path.segs[path.at_land + 1]
         if _waypoint(b):
-            pts, sig = b.coef[:1].copy(), np.array([float(np.sqrt(b.cov[0, 0]))])
+            # one sample on the mat before the next segment: seen there after it slid from where it
+            # touched down, which lies between the flight's end and that sample (a plain slide
+            # is straight): the path's own places over the window, and the line from the
+            # landing's to the sample
+            wp, s_wp = b.coef[0], float(np.sqrt(b.cov[0, 0]))
+            f = np.linspace(0.0, 1.0, 13)[:, None]
+            pts = np.vstack([path.P[i0:i1 + 1], (1.0 - f) * path.P[path.i_land] + f * wp])
+            sig = np.concatenate([path.S[i0:i1 + 1], (1.0 - f[:, 0]) * path.S[path.i_land] + f[:, 0] * s_wp])
         else:
             pts, sig = b.pos(tw), b.pos_sigma(tw)
-        if path.land_back is not None:
-            # behind the rest as far as it can have slid, or ahead of it as far as it can have gone
-            # and come back (pushed back by what it met there) in the time before it was seen at rest
+        if path.land_back is not None and not _waypoint(b):
+            # behind its first place on the mat as far as it can have slid, or, at rest there, ahead
+            # of it as far as it can have gone and come back (pushed back by what it met there) in
+            # the time before it was seen at rest
             u, back = path.land_back
-            s_along = np.linspace(-0.5 * back, back, 13)
-            extra = pts[-1] - s_along[:, None] * np.asarray(u)[None, :]
-            pts, sig = np.vstack([pts, extra]), np.concatenate([sig, np.full(len(extra), sig[-1])])
+            s_along = np.linspace(-0.5 * back if b.degree == 0 else 0.0, back, 13)
+            first, s_first = b.pos(np.array([b.t0]))[0], float(b.pos_sigma(np.array([b.t0]))[0])
+            extra = first - s_along[:, None] * np.asarray(u)[None, :]
+            pts, sig = np.vstack([pts, extra]), np.concatenate([sig, np.full(len(extra), s_first)])
         return pts, sig
 
     def _launch_samples(self, flick: Flick, proj) -> ThrowSamples | None:
@@ -665,7 +684,7 @@ class DodoDashSession(Session):
 
         t, zb, i_launch = s.t, s.zb, s.i_launch
         land_z = _on_mat_z(z_sigma)
-        air = (zb > land_z) & (np.arange(len(t)) >= i_launch)
+        air = _airborne(s, land_z)
         fall, t_land, t_land_s = None, None, 0.0
         if air.sum() >= 2:
             fall = fit_fall(t[air], zb[air], z_sigma, self.g_mm_s2)
@@ -812,10 +831,10 @@ class DodoDashSession(Session):
 
     def _pin_landing(self, s: ThrowSamples, segs: list, at_land: int, t_land: float | None, t_land_s: float) -> tuple:
         """(how far the slide's start is off the flight's end at the landing, mm (None when no
-        landing ends a flight segment), that in σ, :attr:`ThrowPath.land_back` (None unless the
-        token was at rest from its first sample on the mat)). A plain landing (the two meet within ``pin_z`` σ
-        and the token keeps its direction) pins the flight's end to the slide's start, seen on the
-        mat more sharply: ``segs[at_land]`` is fitted again with that pin."""
+        landing ends a flight segment), that in σ, :attr:`ThrowPath.land_back` (None when the token
+        was first seen on the mat as a lone sample)). A plain landing (the two meet within
+        ``pin_z`` σ and the token keeps its direction) pins the flight's end to the slide's start,
+        seen on the mat more sharply: ``segs[at_land]`` is fitted again with that pin."""
         from vision.paths import fit_segment
 
         t, xy, sig = s.t, s.xy, s.sig
@@ -838,11 +857,14 @@ class DodoDashSession(Session):
         sva = max(float(np.hypot(sv_a, b.vel_sigma(t_land)[0])), 1.0)
         na = float(np.hypot(*va))
         z_turn_l = max(abs(float(vb[0] * va[1] - vb[1] * va[0])) / na, -float(vb @ va) / na) / sva if na > 2 * sva else 0.0
-        if b.degree == 0 and not _waypoint(b) and na > 1e-6:
-            # at rest from its first sample on the mat: it touched down on its way in behind the
-            # rest, as far back as it can have slid before that sample at its flight's speed at
-            # most (where it landed is judged along that stretch, :meth:`_land_places`)
-            land_back = (va / na, na * max(b.t0 - t_land, 0.0))
+        if not _waypoint(b) and na > 1e-6:
+            # it touched down on its way in behind its first place on the mat (at rest or sliding),
+            # as far back as it can have slid before that sample at its flight's speed at most, and
+            # sliding, no faster than friction can have slowed to the slide's first speed (where
+            # it landed is judged along that stretch, :meth:`_land_places`)
+            dt_l = max(b.t0 - t_land, 0.0)
+            v_l = na if b.degree == 0 else min(na, float(np.hypot(*b.vel(b.t0)[0])) + self.max_slide_decel_mm_s2 * dt_l)
+            land_back = (va / na, v_l * dt_l)
         # how far the slide's start is off the flight's end, less a slide forward unseen (when
         # the token is at rest from the first sample on the mat)
         d_land = b.pos(t_land)[0] - pa_l
@@ -947,7 +969,7 @@ class DodoDashSession(Session):
         if path.i_land is None:
             return (0, 0)
         s = path.samples
-        air = (s.zb > path.on_mat_z) & (np.arange(len(s.t)) >= s.i_launch)
+        air = _airborne(s, path.on_mat_z)
         ia = np.flatnonzero(air)
         bracketed = path.fall is None or not len(ia) or path.t_land > s.t[ia[-1]] + 1e-9 and abs(
             path.t_land - 0.5 * (s.t[ia[-1]] + s.t[min(ia[-1] + 1, len(s.t) - 1)])) < 1e-9
@@ -975,10 +997,13 @@ class DodoDashSession(Session):
         the landing), is no event."""
         k = self.referee.k
         T, Z, A, size = path.T, path.Z, path.A, path.samples.size
-        bounces, hidden, intervals, start_doubt = [], {}, [], {}
+        bounces, hidden, intervals, start_doubt, turns = [], {}, [], {}, []
         landed_on = self._landed_on_racer(path, racers, rest_q, radius)
         for si in range(len(path.segs) - 1):
             if np.interp(path.bounds[si + 1], T, Z) >= racer_h:
+                iv = self._interval(path, si)
+                if iv.z_turn > k or iv.z_miss > k:
+                    turns.append((iv.t0, iv.t1))
                 continue
             if si == path.at_land and landed_on:
                 # the push off the racer it landed on explains a jump there, or a touch before it
@@ -997,8 +1022,14 @@ class DodoDashSession(Session):
             if turned and met and iv.join is not None and not iv.from_rest:
                 dv = iv.v_out - iv.v_in
                 n_dv = dv / max(float(np.hypot(*dv)), 1e-9)
-                if any(self._pushed_off(iv.join, n_dv, r, rest_q, T, A, size, radius, k) for r in racers):
-                    bounces.append((iv.join, n_dv))
+                pushed = {r.id for r in racers if self._pushed_off(iv.join, n_dv, r, rest_q, T, A, size, radius, k)}
+                if pushed:
+                    # (a touch the fits do not show, :meth:`_touch_suspects`, can have turned it
+                    # as well: then which racer did is unsure)
+                    also = self._touch_suspects(path, iv, racers, rest_q, radius, racer_h) - pushed
+                    for rid in also:
+                        hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
+                    bounces.append((iv.join, n_dv, also))
                     continue
                 # a turn with no racer where the fits meet (a graze shortly after a sample): the
                 # racers along the rays either side are in doubt
@@ -1016,28 +1047,32 @@ class DodoDashSession(Session):
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
-                    # the interval (it never speeds up) is in doubt
-                    for rid in self._within_reach(path, iv, racers, rest_q, radius):
+                    # the interval (it never speeds up) is in doubt, the interval widened by a
+                    # sample either side (a segment's end sample may lie beyond what happened: the
+                    # fits put the break where it costs least, not where it was)
+                    for rid in self._within_reach(path, self._widened(path, iv), racers, rest_q, radius):
                         hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
                 continue
-            found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained)
+            out_known = True
+            if _waypoint(path.segs[si + 1]) and si + 2 < len(path.segs):
+                # a lone sample after it: the way out of it is the chord on across the next interval,
+                # unknown where the token turned there too (that turn is the next interval's)
+                nx = self._interval(path, si + 1)
+                out_known = nx.z_turn <= k and nx.z_miss <= k
+                unexplained |= not out_known
+            found, unexplained, after = self._ray_suspects(path, iv, racers, rest_q, radius, unexplained, out_known)
             if iv.from_rest and float(np.interp(iv.t0, T, Z)) > path.on_mat_z:
                 # released from the hand: where and which way it left the hand is known loosely
                 # (the hand's samples are the air's), so no ray there says for sure what it touched
                 unexplained = True
             if found and not unexplained and not iv.from_rest:
-                # a touch just before the last sample ahead of the interval hides in that sample's
-                # noise: a racer the token was within the noise of there (low enough) explains the
-                # turn as well as the ray's
-                k0 = min(int(np.searchsorted(T, iv.t0)), len(T) - 1)
-                if Z[k0] < racer_h:
-                    for r in racers:
-                        q, q_s = rest_q[r.id]
-                        g0 = float(_gap(iv.p_from[None], A[k0:k0 + 1], size, radius, q[None], r.radius)[0])
-                        if r.id not in found and g0 <= k * float(np.hypot(iv.s_from, q_s)) and \
-                                self._can_turn(path, iv, iv.p_from, float(A[k0]), radius, r, rest_q, iv.s_from):
-                            found.add(r.id)
-                            unexplained = True
+                # a touch the fits do not show (just before the last sample ahead of the interval,
+                # or where the path across it is within the noise of a racer) explains the turn as
+                # well as the ray's
+                before = self._touch_suspects(path, iv, racers, rest_q, radius, racer_h) - found
+                if before:
+                    found |= before
+                    unexplained = True
             if significant and not found and start_ids and not _waypoint(path.segs[1]) and \
                     float(np.interp(iv.t0, T, Z)) <= path.on_mat_z:
                 # from rest on the mat (not the hand) something turned the token in its unseen start
@@ -1056,15 +1091,47 @@ class DodoDashSession(Session):
                     hidden[rid] = (iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
             for rid in after - found:  # the token may have gone on to these after the touch
                 hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
-        for rid, h in start_doubt.items():  # (a touch seen later stays what it is)
-            hidden.setdefault(rid, h)
+        for rid, h in start_doubt.items():  # (a touch seen later stays what it is; a doubt, from the earliest)
+            prev = hidden.get(rid)
+            if prev is None or (prev[2] and h[0] < prev[0]):
+                hidden[rid] = h
         stop = self._stop_suspects(path, racers, rest_q, radius)
         if stop is not None:
             # stopped short of a racer ahead of it: a landing or friction, or that racer, unseen
             t_mid, s_miss, ids = stop
             for rid in ids:
                 hidden.setdefault(rid, (t_mid, s_miss, True))
-        return ThrowEvents(bounces, hidden, intervals, self.spin_changes(path))
+        turns += intervals
+        return ThrowEvents(bounces, hidden, intervals, self.spin_changes(path), sorted(turns))
+
+    def _touch_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
+                        racer_h: float) -> set:
+        """Ids of the racers a touch the fits do not show can have turned the token from in interval
+        ``iv``: just before the last sample ahead of it (hidden in that sample's noise: the token
+        within the noise of them there), or in it, where the path drawn across it comes within the
+        noise of them (closest in σ); low enough, and the turn one their push can make
+        (:meth:`_can_turn`)."""
+        k = self.referee.k
+        T, P, S, Z, A, size = path.T, path.P, path.S, path.Z, path.A, path.samples.size
+        k0 = min(int(np.searchsorted(T, iv.t0)), len(T) - 1)
+        m = np.flatnonzero((T >= iv.t0) & (T <= iv.t1) & (Z < racer_h))
+        out = set()
+        for r in racers:
+            q, q_s = rest_q[r.id]
+            if Z[k0] < racer_h:
+                g0 = float(_gap(iv.p_from[None], A[k0:k0 + 1], size, radius, q[None], r.radius)[0])
+                if g0 <= k * float(np.hypot(iv.s_from, q_s)) and \
+                        self._can_turn(path, iv, iv.p_from, float(A[k0]), radius, r, rest_q, iv.s_from):
+                    out.add(r.id)
+                    continue
+            if len(m):
+                g = _gap(P[m], A[m], size, radius, np.broadcast_to(q, P[m].shape), r.radius)
+                s_g = np.hypot(S[m], q_s)
+                j = int(np.argmin(g / s_g))
+                if g[j] <= k * s_g[j] and self._can_turn(path, iv, P[m[j]], float(A[m[j]]), radius, r, rest_q,
+                                                         float(S[m[j]])):
+                    out.add(r.id)
+        return out
 
     def _landed_on_racer(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> bool:
         """Whether the token landed overlapping a racer by more than k σ (at ``path.i_land``)."""
@@ -1216,20 +1283,24 @@ class DodoDashSession(Session):
                 out.append(r.id)
         return out
 
+    stop_ways = 24  # the directions tried from a lone sample just before a rest within its noise of it
+
     def _stop_suspects(self, path: ThrowPath, racers, rest_q: dict, radius: float) -> tuple | None:
         """(t s, σ mm, ids) of the racers that can have stopped a token that came to rest short of
         them, unseen: a landing may take all of a token's speed and friction slows it along its
         line, so a token at rest short of a racer ahead on its way in may have stopped by itself, or
-        gone on, struck that racer and come back to where it rests between the last sample before
-        it came to rest and the second at rest (at the first it may have been passing through on
-        its way out), no faster than it came in (plus k σ): an out-and-back the samples do not show.
+        gone on, struck that racer and come back to where it rests between the last sample before it
+        came to rest and the second at rest (at the first it may have been passing through on its
+        way out), no faster than it came in (plus k σ): an out-and-back the samples do not show.
         Struck on the mat, it came back and stopped by friction alone (at most a =
         ``max_slide_decel_mm_s2``), which takes at least 2 d / min(v, √(2 a d)) over d mm at up to
-        v; struck in the air it may have flown back and lost its speed landing. The way in is the
-        last segment before the rest that is not a lone sample (a lone one may lie on the way
-        back); the racers are those ahead of the rest place that the token can have touched going
-        along it (across it within k σ of the line, the way's σ over the distance included),
-        distances less k σ. None when the path does not end at rest, or came to rest from rest."""
+        v; struck in the air it may have flown back and lost its speed landing. The ways in: the
+        last segment before the rest that is not a lone sample (a lone one may lie on the way back),
+        or from rest straight to rest (no sample between) the chord at up to ``max_speed_mm_s``; and
+        the chord from a lone sample just before the rest (any way on from there where that chord is
+        within its noise). The racers are those ahead of the rest place that the token can have
+        touched going along a way (across it within k σ of the line, the way's σ over the distance
+        included: :meth:`_stop_along`), distances less k σ. None when the path does not end at rest."""
         k = self.referee.k
         segs, s = path.segs, path.samples
         last = segs[-1]
@@ -1243,26 +1314,60 @@ class DodoDashSession(Session):
         if ia is None:
             return None
         iv = self._interval(path, ia)
-        if iv.from_rest or iv.s_in < 2.0 * iv.sv_in:
+        if (iv.from_rest and len(segs) > 2) or (not iv.from_rest and iv.s_in < 2.0 * iv.sv_in):
             return None
         t_c = float(s.t[min(last.i0 + 1, last.i1 - 1)])
-        v_max = iv.s_in + k * iv.sv_in
-        budget = max(t_c - iv.t0, 0.0)
-        d = iv.v_in / iv.s_in
         p_rest = ends[1]
-        origin = iv.p_from + max(float((p_rest - iv.p_from) @ d), 0.0) * d  # (abreast of the rest place)
         s_rest = float(last.pos_sigma(np.array([last.t1]))[0])
-        s_dir = iv.sv_in / iv.s_in  # (rad: the way's own σ)
+
+        def chord_ways(p_w, s_w: float, t_w: float) -> list:
+            # straight from a place it passed (or left from rest) to the rest place; where that
+            # chord is within its noise, any way on from there
+            chord = p_rest - p_w
+            n_c, s_c = float(np.hypot(*chord)), float(np.hypot(s_w, s_rest))
+            if n_c > k * s_c:
+                return [(p_w, s_w, t_w, chord / n_c, s_c / n_c)]
+            th = np.arange(self.stop_ways) * (2.0 * np.pi / self.stop_ways)
+            return [(p_w, s_w, t_w, np.array([np.cos(a), np.sin(a)]), np.pi / self.stop_ways) for a in th]
+
+        if iv.from_rest:
+            # from rest straight to rest across one interval: the way in is the chord, at any speed
+            # a throw has
+            v_max = self.max_speed_mm_s
+            ways = chord_ways(iv.p_from, iv.s_from, iv.t0)
+        else:
+            v_max = iv.s_in + k * iv.sv_in
+            ways = [(iv.p_from, iv.s_from, iv.t0, iv.v_in / iv.s_in, iv.sv_in / iv.s_in)]
+        # ... and from a lone sample just before the rest (one the token passed after a touch: it
+        # came in from there)
+        w = segs[-2]
+        if _waypoint(w) and w.t0 > iv.t0:
+            ways += chord_ways(w.coef[0], float(np.sqrt(w.cov[0, 0])), float(w.t0))
+        ang = float(path.A[-1])
+        ids = []
+        for p_from, s_from, t0, d, s_dir in ways:
+            ids += [rid for rid in self._stop_along(path, racers, rest_q, radius, p_from, s_from, t0, d, s_dir, p_rest,
+                                                      s_rest, v_max, max(t_c - t0, 0.0), ang) if rid not in ids]
+        return iv.t_mid, iv.s_miss, ids
+
+    def _stop_along(self, path: ThrowPath, racers, rest_q: dict, radius: float, p_from, s_from: float, t0: float, d,
+                    s_dir: float, p_rest, s_rest: float, v_max: float, budget: float, ang: float) -> list:
+        """Ids of the racers ahead of ``p_rest`` (σ ``s_rest``) along direction ``d`` (σ ``s_dir``
+        rad) that a token last seen moving at ``p_from`` (σ ``s_from``) at ``t0`` s, no faster than
+        ``v_max`` mm/s, can have struck going on along that line and come back from to rest there
+        within ``budget`` s (see :meth:`_stop_suspects`); the token at angle ``ang`` rad."""
+        k = self.referee.k
+        s = path.samples
+        origin = p_from + max(float((p_rest - p_from) @ d), 0.0) * d  # (abreast of the rest place)
         # the places its centre can have passed on its way on: along the line it came in on, as far
         # as it can have gone, and across it as far as the line's noise there (from the last sample
         # before, or through the rest place it may have passed), ±k σ
         line = _ray_points(origin - k * s_rest * d, d, v_max * budget + k * s_rest)
         a = (line - origin) @ d
-        s_across = np.minimum(np.hypot(iv.s_from, s_dir * np.hypot(*(line - iv.p_from).T)),
+        s_across = np.minimum(np.hypot(s_from, s_dir * np.hypot(*(line - p_from).T)),
                               np.hypot(s_rest, s_dir * np.hypot(*(line - p_rest).T)))
         n = np.array([-d[1], d[0]])
         b = np.linspace(-1.0, 1.0, 9)
-        ang = float(path.A[-1])
         A_line = np.full(len(line), ang)
         # (no farther than where the line runs into a racer deeper than its noise: that one stops it)
         deep = [np.flatnonzero(_gap(line, A_line, s.size, radius, np.broadcast_to(rest_q[r.id][0], line.shape), r.radius)
@@ -1279,13 +1384,13 @@ class DodoDashSession(Session):
             if not touch.any():
                 continue
             P = P[touch]
-            d_out = np.maximum(np.hypot(*(P - iv.p_from).T) - k * float(np.hypot(iv.s_from, q_s)), 0.0)
+            d_out = np.maximum(np.hypot(*(P - p_from).T) - k * float(np.hypot(s_from, q_s)), 0.0)
             d_back = np.maximum(np.hypot(*(P - p_rest).T) - k * float(np.hypot(s_rest, q_s)), 0.0)
             t_out = d_out / v_max
             if path.t_land is not None:
-                mat = iv.t0 + t_out > path.t_land + k * path.t_land_s
+                mat = t0 + t_out > path.t_land + k * path.t_land_s
             else:
-                mat = np.full(len(t_out), float(np.interp(iv.t0, path.T, path.Z)) <= path.on_mat_z)
+                mat = np.full(len(t_out), float(np.interp(t0, path.T, path.Z)) <= path.on_mat_z)
             # struck on the mat: back from it at w ≤ v_max, slowed by friction alone (≤ a_max) to
             # stop where it rests, d_back on: w² = 2 a d_back, which takes 2 d_back / w, at least
             # 2 d_back / min(v_max, √(2 a_max d_back)); struck in the air it may have flown back
@@ -1294,7 +1399,25 @@ class DodoDashSession(Session):
             t_back = np.where(mat, 2.0 * d_back / np.maximum(w, 1e-9), d_back / v_max)
             if float((t_out + t_back).min()) <= budget:
                 ids.append(r.id)
-        return iv.t_mid, iv.s_miss, ids
+        return ids
+
+    @staticmethod
+    def _widened(path: ThrowPath, iv: Interval) -> Interval:
+        """Interval ``iv`` from the sample before its first end to the sample after its last (within
+        the throw's samples after the launch), its ends those samples (σ theirs)."""
+        from dataclasses import replace
+
+        s = path.samples
+        i0 = int(np.searchsorted(s.t, iv.t0 - 1e-9))
+        i1 = int(np.searchsorted(s.t, iv.t1 - 1e-9))
+        a, b = max(i0 - 1, s.i_launch, 0), min(i1 + 1, len(s.t) - 1)
+        if a >= i0 and b <= i1:
+            return iv
+        p_from, s_from = (s.xy[a], float(s.sig[a])) if a < i0 else (iv.p_from, iv.s_from)
+        p_to, s_to = (s.xy[b], float(s.sig[b])) if b > i1 else (iv.p_to, iv.s_to)
+        t0, t1 = min(float(s.t[a]), iv.t0), max(float(s.t[b]), iv.t1)
+        return replace(iv, t0=t0, t1=t1, p_from=p_from, s_from=s_from, p_to=p_to, s_to=s_to, dt_gap=max(t1 - t0, 1e-6),
+                       s_miss=float(np.hypot(s_from, s_to)))
 
     def _within_reach(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
                       speed: float | None = None) -> list:
@@ -1317,18 +1440,18 @@ class DodoDashSession(Session):
         return out
 
     def _ray_suspects(self, path: ThrowPath, iv: Interval, racers, rest_q: dict, radius: float,
-                      unexplained: bool) -> tuple[set, bool, set]:
-        """(ids of the racers the outgoing ray of ``iv`` came from or the incoming one runs into
-        (not from rest: its start is unseen), closing on it and, unless the event is
-        ``unexplained`` already, within reach of the interval at ``max_speed_mm_s``, with the others
-        each ray grazes on the way; whether it is unexplained now: a racer out of reach besides one
-        within reach makes every one of them a suspect; ids of the racers the token may have gone
-        on to touch after a touch where the incoming ray starts (:meth:`_entered_low`): within reach
-        of the interval, :meth:`_within_reach`)."""
+                      unexplained: bool, out_known: bool = True) -> tuple[set, bool, set]:
+        """(ids of the racers the outgoing ray of ``iv`` came from (unless the way out is not
+        ``out_known``) or the incoming one runs into (not from rest: its start is unseen), closing
+        on it and, unless the event is ``unexplained`` already, within reach of the interval at
+        ``max_speed_mm_s``, with the others each ray grazes on the way; whether it is unexplained
+        now: a racer out of reach besides one within reach makes every one of them a suspect; ids of
+        the racers the token may have gone on to touch after a touch where the incoming ray starts
+        (:meth:`_entered_low`): within reach of the interval, :meth:`_within_reach`)."""
         k = self.referee.k
         reach = self.max_speed_mm_s * max(iv.t1 - iv.t0, 0.0)
         rays = []
-        if iv.s_out > 1e-6:
+        if out_known and iv.s_out > 1e-6:
             rays.append((iv.p_to, -iv.v_out / iv.s_out, iv.s_to))
         if not iv.from_rest and iv.s_in > 1e-6:
             rays.append((iv.p_from, iv.v_in / iv.s_in, iv.s_from))
@@ -1338,7 +1461,7 @@ class DodoDashSession(Session):
             else ([], [])
         after = set()
         if inside:
-            rays = rays[:1] if iv.s_out > 1e-6 else []
+            rays = rays[:1] if out_known and iv.s_out > 1e-6 else []
             after = set(self._within_reach(path, iv, racers, rest_q, radius))
         if maybe:  # (in it, if it came into it below its top: within the noise)
             unexplained = True
@@ -1459,8 +1582,10 @@ class DodoDashSession(Session):
             # where it landed, whatever came before (a token leaving a racer it came over may
             # land on its edge)
             cands.append(_land_margin(path, gap, q_s, self.referee.k, land) + (float(T[i_land]), "landed on"))
+        # (the least sure place: the closest in σ, not in mm — a close pass seen sharply at rest
+        # says less than a pass in the air a little farther but far less sharply)
         g = np.where(low & free, gap, np.inf)
-        j = int(np.argmin(g))
+        j = int(np.argmin(g / np.hypot(S, q_s)))
         if np.isfinite(g[j]) and g[j] > 0:
             cands.append((-float(g[j]), float(np.hypot(S[j], q_s)), float(T[j]), "path"))
         if not cands:
@@ -1568,13 +1693,13 @@ class DodoDashSession(Session):
         T, Z, A, size = path.T, path.Z, path.A, path.samples.size
         q_s = rest_q[r.id][1]
         cands = []
-        for jn, n_dv in events.bounces:
+        for jn, n_dv, also in events.bounces:
             if jn.t < T[0] or np.interp(jn.t, T, Z) >= racer_h:
                 continue
             sj = float(np.hypot(jn.sigma, q_s))
             if self._pushed_off(jn, n_dv, r, rest_q, T, A, size, radius, k):
                 others = [o for o in racers if o is not r and self._pushed_off(jn, n_dv, o, rest_q, T, A, size, radius, k)]
-                if others:
+                if others or also:
                     cands.append((0.0, sj, jn.t, "bounce, which racer unsure"))
                 else:
                     cands.append((1.5 * k * sj, sj, jn.t, "bounce"))
@@ -1699,9 +1824,9 @@ class DodoDashSession(Session):
         a token of it seen at rest (its place: the median of its first samples, mat mm) that is
         unseen ``lost_frames`` frames in a row ("vanished"), or seen again farther from that place
         than the motion's noise allows ("reappeared displaced": a flick too fast for the motion
-        test, which loses a piece's history when it drops out). A token of that kind that appears
-        where none rested is no throw seen (a player putting it down, or one thrown from the hand
-        unseen): only motion opens a flick then."""
+        test, which loses a piece's history when it drops out for long). A token of that kind that
+        appears where none rested is no throw seen (a player putting it down, or one thrown from the
+        hand unseen): only motion opens a flick then."""
         exp = self.expecting()
         key = (len(self.flicks), None if exp is None else exp.get("projectile"))
         if exp is None or exp.get("action") != "throw":
@@ -2257,17 +2382,21 @@ class DodoDashSession(Session):
     def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float, spins=None,
                    intervals=()) -> list:
         """``calls`` (:class:`RacerCall`, one per racer of ``racers``, at rest at ``rest_q``) with the
-        token's spin changes (``spins``, :meth:`spin_changes` when None) as touches: when one racer alone can have been
-        touched while it changed, that racer was touched (a categorical touch, 1.5 k σ, from when
-        it can have been). A racer can have been touched where the path came within k σ of it with
-        the token's base below its top (σ the samples' there, at least: the fit, which knows of no
-        touch, is no surer than the samples where one bent the path), or within what the token can have strayed off it between
-        two samples (it never speeds up: inside the ellipse whose foci are its places at the two
-        samples and whose string is how far it can go between them, and never outside it) — but not, in an overlap
-        that began more than k σ above its top, while it is not surely below the top (coming over
-        it, the token touches it only once it comes down onto it or its edge). A round token turns the way the friction of its edge sliding past the racer
-        turns it (:meth:`_turn_sense`): of several racers, those that would clearly have turned it
-        the other way did not — unless the token's way turned while its spin changed (an event of
+        token's spin changes (``spins``, :meth:`spin_changes` when None) as touches: when one racer
+        alone can have been touched while it changed, that racer was touched (a categorical touch,
+        1.5 k σ, from when it can have been); when several can and none surely was, one of them
+        was, which is unsure.
+        A racer can have been touched where the path came within k σ of it with the token's base
+        below its top (σ the samples' there, at least: the fit, which knows of no touch, is no
+        surer than the samples where one bent the path), or within what the token can have strayed
+        off it between two samples (it never speeds up — it went at least as fast as the fits and
+        the chords between samples say — so it stays inside the ellipse whose foci are its places
+        at the two samples and whose string is how far it can go between them, and never outside
+        it) — but not, in an overlap that began more than k σ above its top, while it is not surely
+        below the top (coming over it, the token touches it only once it comes down onto it or its
+        edge). A round token turns the way the friction of its edge sliding past the racer turns it
+        (:meth:`_turn_sense`): of several racers, those that would clearly have turned it the other
+        way did not — unless the token's way turned while its spin changed (an event of
         ``intervals``, (t0, t1) s) where one of those can have been touched too: the way it came in
         is then no way it touched them by. A call already sure either way stays, but for a "no"
         resting on where the path (or the landing) came closest while the spin changed."""
@@ -2290,7 +2419,12 @@ class DodoDashSession(Session):
         # speeds up (the fastest a fit of the path had it, up to the change), so between samples
         # a and b it was within the ellipse of foci a, b whose string is what it can travel
         moving = [sg for sg in path.segs if not _waypoint(sg) and sg.degree >= 1 and sg.t0 <= ch[1]]
-        speed = max([float(np.hypot(*sg.vel(sg.t0)[0])) for sg in moving] + [0.0])
+        # (and at least as fast as it went from one sample to the next, up to the change: a lone
+        # sample's chords are fitted by no segment)
+        i0, i1 = path.samples.i_launch, int(np.searchsorted(t, ch[1], side="right"))
+        chords = np.hypot(*np.diff(path.samples.xy[max(i0 - 1, 0):i1], axis=0).T) / np.maximum(
+            np.diff(t[max(i0 - 1, 0):i1]), 1e-6)
+        speed = max([float(np.hypot(*sg.vel(sg.t0)[0])) for sg in moving] + [0.0] + chords.tolist())
         i_s = np.clip(np.searchsorted(t, T, side="right") - 1, 0, len(t) - 2)
         pa, pb = np.interp(t[i_s], T, P[:, 0]), np.interp(t[i_s + 1], T, P[:, 0])
         qa, qb = np.interp(t[i_s], T, P[:, 1]), np.interp(t[i_s + 1], T, P[:, 1])
@@ -2333,20 +2467,29 @@ class DodoDashSession(Session):
             if turned and any(calls[i].margin > -k * max(calls[i].sigma, 1e-3) for i, j in near if (i, j) not in sense):
                 return calls
             near = sense
-        if len(near) != 1:
+        if not near:
             return calls
-        c = calls[near[0][0]]
-        # a sure call stays, but for a "no" that rests on where the path came closest, or where it
-        # landed: within the samples' reach while the spin changed, the path drawn straight
-        # between two samples is no surer than they are, and a touch there is what turned it
-        # (a log struck a racer sliding on after its landing: "no" by the landing, tuning seed 4)
-        in_change = c.margin < 0 and c.t is not None and c.evidence in ("path", "landed on")
-        if abs(c.margin) > k * max(c.sigma, 1e-3) and not in_change:
-            return calls
-        t_touch = ch[0] if c.t_first is None else min(max(ch[0], c.t_first), ch[1])
+        if len(near) > 1 and any(calls[i].margin > k * max(calls[i].sigma, 1e-3) for i, _ in near):
+            return calls  # (one of them surely touched it: that touch explains the change)
         out = list(calls)
-        out[near[0][0]] = replace(c, margin=1.5 * k * c.sigma, t=t_touch, evidence="spun by a touch, beside it alone",
-                               t_first=t_touch)
+        for i, _ in near:
+            c = calls[i]
+            # a sure call stays, but for a "no" that rests on where the path came closest, or where
+            # it landed: within the samples' reach while the spin changed, the path drawn straight
+            # between two samples is no surer than they are, and a touch there is what turned it
+            # (a log struck a racer sliding on after its landing: "no" by the landing, tuning seed
+            # 4). Several racers within reach, none surely touched: one of them touched it, which
+            # is unsure
+            in_change = c.margin < 0 and c.t is not None and c.evidence in ("path", "landed on")
+            if abs(c.margin) > k * max(c.sigma, 1e-3) and not in_change:
+                continue
+            t_touch = ch[0] if c.t_first is None else min(max(ch[0], c.t_first), ch[1])
+            if len(near) == 1:
+                out[i] = replace(c, margin=1.5 * k * c.sigma, t=t_touch, evidence="spun by a touch, beside it alone",
+                                 t_first=t_touch)
+            elif in_change:
+                out[i] = replace(c, margin=0.0, t=t_touch, evidence="spun by a touch, which racer unsure",
+                                 t_first=min(t_touch, c.t_first) if c.t_first is not None else t_touch)
         return out
 
     spin_sense_min = 0.3  # the sine of the angle between the token's way and the racer's centre
@@ -2758,6 +2901,17 @@ def _on_mat_z(z_sigma: float) -> float:
     """The base height (mm) at or below which a token is taken to lie on the mat: three of one
     height sample's σ ``z_sigma``, at least 2 mm."""
     return max(2.0, 3.0 * z_sigma)
+
+
+def _airborne(s, land_z: float) -> np.ndarray:
+    """(n,) bool: the samples of ``s`` (:class:`ThrowSamples`) seen in the air, from the launch to the
+    first seen on the mat (base at or below ``land_z`` mm): a token once down is not up again for a
+    sample whose height's noise lifts it (many samples at rest, a few beyond 3 σ)."""
+    up = (s.zb > land_z) & (np.arange(len(s.t)) >= s.i_launch)
+    down = np.flatnonzero(~up[s.i_launch:])
+    if len(down):
+        up[s.i_launch + int(down[0]):] = False
+    return up
 
 
 def _waypoint(sg) -> bool:

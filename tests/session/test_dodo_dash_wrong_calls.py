@@ -47,6 +47,26 @@ def calls(seed: int, index: int) -> tuple[dict, set]:
             "sample reached a third, blamed for the spin (the token is never outside the ellipse of the two samples)"),
     (1, 423, "a feather that struck two racers in the frames its spin changed, each of which alone would have "
              "turned it the other way: the spin was their sum, not a third racer's touch"),
+    (2, 388, "a banana that grazed a racer as it came down, seen once on the mat before its rest: it touched "
+             "down between its flight's end and that sample, not at the sample"),
+    (0, 477, "a feather that struck a racer and came back to rest between a lone sample in the air and its "
+             "rest: the way in from that sample, not from the flight before a bounce"),
+    (0, 403, "a log that passed a racer in the air a few mm off its fitted path, sure only at rest: the "
+             "closest pass in σ, not in mm"),
+    (0, 1342, "a banana whose landing slowed and turned it after it grazed a racer just before its last "
+              "sample in the air: the racer ahead of the landing is not the only one that can have turned it"),
+    (1, 1646, "an egg whose lone sample's way out crossed a second touch: that chord is no ray out of the "
+              "first; and as fast as it was seen going from sample to sample"),
+    (1, 1781, "a dodo that came down over one racer between two samples and turned: the racer its way in "
+              "ran into is not the only one that can have turned it"),
+    (0, 2042, "an egg flicked from rest into one racer and on into another, at rest from its first sample "
+              "after the start: it can have struck the second after that sample"),
+    (3, 2068, "a banana that landed against a racer and slid on, its slide seen slower than it went before "
+              "its first sample on the mat"),
+    (0, 1547, "a dodo whose rest had a height sample 3 σ up, seen again after the settle: it was not in the "
+              "air again"),
+    (3, 517, "a log dropped from the hand in the one frame the detector missed it: back lower at the same "
+             "place, it had moved"),
 ], ids=lambda x: str(x) if isinstance(x, int) else "")
 def test_once_wrong_throws_are_right_or_asked(seed, index, why):
     verdicts, truth = calls(seed, index)
@@ -77,23 +97,23 @@ def test_a_touch_too_close_to_call_at_the_same_instant_as_a_sure_one_may_have_be
     assert sorted(touched, key=touch_order)[0].detail["racer"] == first
 
 
-def test_a_dodo_racer_asked_that_may_have_come_first_is_asked_whether_it_came_first():
-    """Tuning throw (1, 113), a Dodo (only its first racer counts): racer-1 is too close to call
-    and can have been touched before racer-3, the first surely touched; the simulator touched
-    racer-3 first. The person is asked whether racer-1 came before racer-3, not whether it was
-    touched at all (it was, after), and the hits built from the truthful answer start with
-    racer-3."""
+def test_a_racer_asked_that_may_have_come_first_is_asked_whether_it_came_first():
+    """Tuning throw (1, 219), a Feather (only its first racer counts): racer-2 is too close to call
+    and can have been touched before racer-1, the first surely touched; the simulator touched
+    racer-1 first. The person is asked whether racer-2 came before racer-1, not whether it was
+    touched at all (it was, after), and the hits built from the truthful answers start with
+    racer-1."""
     from session.simgame_dodo import _truth_of
 
-    scn = make_scenario("dodo-dash/throws", 113, 1)
+    scn = make_scenario("dodo-dash/throws", 219, 1)
     board = _board(scn.board)
-    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=113)
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=219)
     ruling = session.flicks[0].ruling
     truth = dodo_dash_answers(scn, board)["touched_racers"]
-    assert "before:racer-1:racer-3" in ruling.open_facts() and "hit:racer-1" not in ruling.pending
+    assert "racer-2" in truth and "before:racer-2:racer-1" in ruling.open_facts() and "hit:racer-2" not in ruling.pending
     for name in ruling.open_facts():
         ruling = ruling.resolve(name, _truth_of(name, truth))
-    assert ruling.action().racers[0] == truth[0] == "racer-3"
+    assert ruling.action().racers[0] == truth[0] == "racer-1"
 
 
 def hidden_calls(seed: int, index: int, hide: str, until_s: float | None = None):
@@ -184,3 +204,18 @@ def test_a_ray_starting_against_a_racer_within_the_noise_suspects_it_too():
     assert rid == 2 and others == [3]
     rid, _, others = hit({1: away, 2: far, 3: (loose[0], 0.3)})  # placed as surely as one seen: clear
     assert rid == 2 and others == []
+
+
+def test_a_racer_in_doubt_from_the_unseen_start_is_ordered_from_there():
+    """Tuning throw (2, 86): an Egg struck one racer in its unseen start, then another surely. Read
+    again after the settle, the first is in doubt from a later interval too; it stays in doubt from
+    the start (the earliest it can have been touched), so it comes before the sure one."""
+    from session.dodo_dash import touch_order
+
+    scn = make_scenario("dodo-dash/throws", 86, 2)
+    board = _board(scn.board)
+    session, _, _, _ = play_scene(scn, board, lambda d: DodoDashSession(board, d, game=_StubDodoDash(scn.meta)), seed=86)
+    ordered = sorted((v for v in session.flicks[0].ruling.verdicts if v.answer != "no"), key=touch_order)
+    first = dodo_dash_answers(scn, board)["first_hit"]
+    assert ordered[0].detail["racer"] == first and ordered[0].answer == "too_close"
+    assert any(v.answer == "yes" for v in ordered[1:])  # (the case: a sure touch after it)

@@ -12,7 +12,8 @@
   leaves the racers the token could have reached too close to call. Racers in the order first
   touched; the engine keeps only the first for the Feather and the Dodo. too_close touches wait for
   a person (``dodo-dash.hit`` default: not hit); for the Feather and the Dodo one that can have come
-  before the first racer surely touched is asked as "touched before it?" (:meth:`DodoDashSession.asked_before`). A token at rest on the mat starts unseen between two
+  before the first racer surely touched (or, none sure, the last in doubt) is asked as "touched
+  before it?" (:meth:`DodoDashSession.asked_before`). A token at rest on the mat starts unseen between two
   frames: the racers within reach of that start (out at the fastest throw, back no faster than it
   was first seen going plus what friction took off) are in doubt unless other evidence decides them. Where it landed is judged over every instant the landing can
   have been (between the last sample in the air and the first on the mat when no fall placed it).
@@ -319,14 +320,19 @@ class DodoDashSession(Session):
 
     @staticmethod
     def asked_before(verdicts) -> dict:
-        """{racer too close to call: the first racer surely touched} for each such racer that can
-        have been touched before it (placed at or ahead of it in the order first touched): for a
-        projectile that counts only its first racer, what a person must say is whether it came
-        first. Empty when no racer is surely touched."""
+        """{racer too close to call: the racer it is asked against} for each such racer that can
+        have been touched before the first racer surely touched (placed at or ahead of it in the
+        order first touched): for a projectile that counts only its first racer, what a person must
+        say is whether it came first ("touched before it, or it not at all?"). Where none is surely
+        touched, against the last racer too close to call: two a person says were touched came in
+        an order the camera did not see. Empty when fewer than that are in doubt."""
         order = sorted((v for v in verdicts if v.answer != "no"), key=touch_order)
         sure = next((v for v in order if v.answer == "yes"), None)
         if sure is None:
-            return {}
+            asked = [v for v in order if v.answer == "too_close"]
+            if len(asked) < 2:
+                return {}
+            sure = asked[-1]
         out = {}
         for v in order:
             if v is sure:

@@ -296,6 +296,33 @@ def test_a_racer_the_token_came_down_onto_before_its_first_sample_in_flight_is_a
     assert v["racer-1"].detail["evidence"] == "came down onto it"
 
 
+def test_two_racers_in_doubt_and_none_sure_are_asked_which_came_first(session):
+    """A Feather (only its first racer counts) that can have touched two racers, neither surely:
+    a person who says both were touched must also say which came first (race seed 22: the order
+    first touched had put the later one first). The earlier is asked "touched before" the later;
+    the hits built from each possible truth start with the racer the person says came first."""
+    from referee.adapters.dodo_dash import hits_ruling
+    from session.simgame_dodo import _truth_of
+
+    flick = SimpleNamespace(mover="feather", index_start=0, index_settle=1)
+    calls = [RacerCall("racer-1", 0.0, 0.50, 2.0, "passed over, an event while over it", 0.49),
+             RacerCall("racer-2", -0.3, 0.53, 3.0, "path", 0.51),
+             RacerCall("racer-3", -40.0, 0.55, 2.0, "path", None)]
+    verdicts, order = session.ordered_verdicts(flick, calls)
+    assert [v.answer for v in verdicts] == ["too_close", "too_close", "no"] and order == ["racer-1", "racer-2"]
+    before = session.asked_before(verdicts)
+    assert before == {"racer-1": "racer-2"}
+    ruling = hits_ruling(verdicts, ["racer-1", "racer-2", "racer-3"], session.referee, order=order, before=before)
+    assert set(ruling.pending) == {"before:racer-1:racer-2", "hit:racer-2"}
+    for touched in (["racer-2", "racer-1"], ["racer-1", "racer-2"], ["racer-1"], ["racer-2"], []):
+        r = ruling
+        for name in r.open_facts():
+            r = r.resolve(name, _truth_of(name, touched))
+        assert r.action().racers[:1] == tuple(touched[:1]), touched
+    # one in doubt alone: asked whether it was touched at all
+    assert session.asked_before(verdicts[:1] + verdicts[2:]) == {}
+
+
 def test_racers_touched_at_one_landing_are_tied_for_first(session):
     """Two racers landed on at once (each could have been touched from before the landing) are
     tied: which came first is asked for a projectile that counts only its first; one touched only

@@ -996,7 +996,8 @@ class DodoDashSession(Session):
         bounce fell between two samples and took the token off its line, or a waypoint leaves the
         place unknown), the racer the incoming ray runs into or the outgoing ray came from, within
         reach of the interval (:meth:`_ray_suspects`; none: the racers it came near,
-        :meth:`_near_suspects`). From rest the start is unseen: a token that went out to a racer
+        :meth:`_near_suspects`). Either is unsure where a touch the fits do not show can have
+        turned the token too (:meth:`_touch_suspects`). From rest the start is unseen: a token that went out to a racer
         behind its first motion and came back is told from a straight start only when its resting
         place lies ahead of that motion. An interval seen with the token higher than a racer's top,
         or a landing on a racer (a token that lands on one is pushed off it: that explains a jump at
@@ -1325,16 +1326,21 @@ class DodoDashSession(Session):
         t_c = float(s.t[min(last.i0 + 1, last.i1 - 1)])
         p_rest = ends[1]
         s_rest = float(last.pos_sigma(np.array([last.t1]))[0])
+        t_r = float(last.t0)  # (the first sample at rest)
 
         def chord_ways(p_w, s_w: float, t_w: float) -> list:
-            # straight from a place it passed (or left from rest) to the rest place; where that
-            # chord is within its noise, any way on from there
+            # straight from a place it passed (or left from rest) to the rest place, back there by
+            # the first sample at rest, or passing it then on its way out and back by the second;
+            # where that chord is within its noise, any way on from there
             chord = p_rest - p_w
             n_c, s_c = float(np.hypot(*chord)), float(np.hypot(s_w, s_rest))
             if n_c > k * s_c:
-                return [(p_w, s_w, t_w, chord / n_c, s_c / n_c)]
-            th = np.arange(self.stop_ways) * (2.0 * np.pi / self.stop_ways)
-            return [(p_w, s_w, t_w, np.array([np.cos(a), np.sin(a)]), np.pi / self.stop_ways) for a in th]
+                dirs = [(chord / n_c, s_c / n_c)]
+            else:
+                th = np.arange(self.stop_ways) * (2.0 * np.pi / self.stop_ways)
+                dirs = [(np.array([np.cos(a), np.sin(a)]), np.pi / self.stop_ways) for a in th]
+            return [w for d, s_d in dirs for w in ((p_w, s_w, t_w, d, s_d, t_r - t_w),
+                                                    (p_rest, s_rest, t_r, d, s_d, t_c - t_r))]
 
         if iv.from_rest:
             # from rest straight to rest across one interval: the way in is the chord, at any speed
@@ -1343,7 +1349,7 @@ class DodoDashSession(Session):
             ways = chord_ways(iv.p_from, iv.s_from, iv.t0)
         else:
             v_max = iv.s_in + k * iv.sv_in
-            ways = [(iv.p_from, iv.s_from, iv.t0, iv.v_in / iv.s_in, iv.sv_in / iv.s_in)]
+            ways = [(iv.p_from, iv.s_from, iv.t0, iv.v_in / iv.s_in, iv.sv_in / iv.s_in, t_c - iv.t0)]
         # ... and from a lone sample just before the rest (one the token passed after a touch: it
         # came in from there)
         w = segs[-2]
@@ -1351,9 +1357,9 @@ class DodoDashSession(Session):
             ways += chord_ways(w.coef[0], float(np.sqrt(w.cov[0, 0])), float(w.t0))
         ang = float(path.A[-1])
         ids = []
-        for p_from, s_from, t0, d, s_dir in ways:
+        for p_from, s_from, t0, d, s_dir, budget in ways:
             ids += [rid for rid in self._stop_along(path, racers, rest_q, radius, p_from, s_from, t0, d, s_dir, p_rest,
-                                                      s_rest, v_max, max(t_c - t0, 0.0), ang) if rid not in ids]
+                                                      s_rest, v_max, max(budget, 0.0), ang) if rid not in ids]
         return iv.t_mid, iv.s_miss, ids
 
     def _stop_along(self, path: ThrowPath, racers, rest_q: dict, radius: float, p_from, s_from: float, t0: float, d,
@@ -1411,8 +1417,6 @@ class DodoDashSession(Session):
     def _widened(path: ThrowPath, iv: Interval) -> Interval:
         """Interval ``iv`` from the sample before its first end to the sample after its last (within
         the throw's samples after the launch), its ends those samples (σ theirs)."""
-        from dataclasses import replace
-
         s = path.samples
         i0 = int(np.searchsorted(s.t, iv.t0 - 1e-9))
         i1 = int(np.searchsorted(s.t, iv.t1 - 1e-9))

@@ -64,8 +64,11 @@ def test_throws_are_rarely_wrong():
     # better, but a touch between two frames may still be too close to call and go to a person.
     # The rates at scale are measured by `tableref bench live`. (18 right before the height between
     # the last sample in the hand and the first in flight was left open: scene 43, a log let go
-    # 3 mm above a racer's top and over it, is asked since, as a log clipping that racer was.)
-    assert wrong == 0 and right >= 17
+    # 3 mm above a racer's top and over it, is asked since, as a log clipping that racer was. 17
+    # before a bounce where the fits meet was left unsure where a touch the fits do not show can
+    # have turned the token too: scene 44, an Egg between two racers it struck, asks which of them
+    # turned it at its second bounce.)
+    assert wrong == 0 and right >= 16
 
 
 def test_hits_in_the_order_touched_and_pending_ones_wait():

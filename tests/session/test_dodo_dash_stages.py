@@ -113,7 +113,8 @@ def test_a_bounce_where_the_fits_meet_touches_the_racer_it_turned_off(session):
         return np.array([76.5, 0.0]) + d * (300.0 * u - 500.0 * u * u)
 
     events, v, order = judged(session, samples(xy, lambda t: 0.0), [racer(1, 100.0, 0.0), racer(2, 0.0, 100.0)])
-    ((jn, turn),) = events.bounces
+    ((jn, turn, also),) = events.bounces
+    assert not also  # (no other racer can have turned it)
     assert jn.t == pytest.approx(t_hit, abs=1e-3) and jn.xy == pytest.approx([76.5, 0.0], abs=0.5)
     assert turn[0] < -0.9  # pushed back, away from racer-1
     assert v["racer-1"].answer == "yes" and v["racer-1"].detail["evidence"] == "bounce"

@@ -138,6 +138,7 @@ class ThrowPath:
     land_pts: tuple | None = None
     release_s: np.ndarray | None = None
     kind: str = ""
+    intervals: dict = field(default_factory=dict)  # {si: Interval}, each made once (DodoDashSession._interval)
 
     @property
     def on_mat_z(self) -> float:
@@ -1155,7 +1156,10 @@ class DodoDashSession(Session):
 
     def _interval(self, path: ThrowPath, si: int) -> Interval:
         """The :class:`Interval` between segment ``si`` of ``path`` and the next: its ends (from
-        :meth:`_ends`) and how far, in σ, it is from "nothing happened here"."""
+        :meth:`_ends`) and how far, in σ, it is from "nothing happened here" (made once a path:
+        ``path.intervals``)."""
+        if si in path.intervals:
+            return path.intervals[si]
         k = self.referee.k
         a, b = path.segs[si], path.segs[si + 1]
         jn = path.joins[si]
@@ -1226,8 +1230,10 @@ class DodoDashSession(Session):
             # from rest only the resting place off the line of the first motion counts
             d_rest = p_from - p_to
             z_miss = max(abs(float(d_rest[0] * v_out[1] - d_rest[1] * v_out[0])) / s_out - 2.0, 0.0) / max(s_miss, 1e-6)
-        return Interval(si, a.t1, b.t0, t_mid, jn, p_from, v_in, s_from, sv_in, p_to, v_out, s_to, sv_out, s_in, s_out,
-                        dt_gap, chord, s_chord, s_miss, z_miss, z_turn, z_ahead, from_rest)
+        iv = path.intervals[si] = Interval(si, a.t1, b.t0, t_mid, jn, p_from, v_in, s_from, sv_in, p_to, v_out, s_to,
+                                           sv_out, s_in, s_out, dt_gap, chord, s_chord, s_miss, z_miss, z_turn, z_ahead,
+                                           from_rest)
+        return iv
 
     def _can_turn(self, path: ThrowPath, iv: Interval, p_c, ang: float, radius: float, r, rest_q: dict,
                   s_c: float) -> bool:

@@ -2396,7 +2396,7 @@ class DodoDashSession(Session):
         return out
 
     def spin_touch(self, path: ThrowPath, calls: list, racers, rest_q: dict, radius: float, spins=None,
-                   intervals=()) -> list:
+                   turns=()) -> list:
         """``calls`` (:class:`RacerCall`, one per racer of ``racers``, at rest at ``rest_q``) with the
         token's spin changes (``spins``, :meth:`spin_changes` when None) as touches: when one racer
         alone can have been touched while it changed, that racer was touched (a categorical touch,
@@ -2412,17 +2412,17 @@ class DodoDashSession(Session):
         below the top (coming over it, the token touches it only once it comes down onto it or its
         edge). A round token turns the way the friction of its edge sliding past the racer turns it
         (:meth:`_turn_sense`): of several racers, those that would clearly have turned it the other
-        way did not — unless the token's way turned while its spin changed (an event of
-        ``intervals``, (t0, t1) s) where one of those can have been touched too: the way it came in
-        is then no way it touched them by. A call already sure either way stays, but for a "no"
-        resting on where the path (or the landing) came closest while the spin changed."""
+        way did not — unless the token's way turned while its spin changed (one of ``turns``, (t0,
+        t1) s: :attr:`ThrowEvents.turns`) where one of those can have been touched too: the way it
+        came in is then no way it touched them by. A call already sure either way stays, but for a
+        "no" resting on where the path (or the landing) came closest while the spin changed."""
         out = list(calls)
         for ch in (self.spin_changes(path) if spins is None else spins):
-            out = self._spin_touch_at(path, ch, out, racers, rest_q, radius, intervals)
+            out = self._spin_touch_at(path, ch, out, racers, rest_q, radius, turns)
         return out
 
     def _spin_touch_at(self, path: ThrowPath, ch: tuple, calls: list, racers, rest_q: dict, radius: float,
-                       intervals=()) -> list:
+                       turns=()) -> list:
         """``calls`` with the spin change ``ch`` (:meth:`spin_changes`) as a touch (:meth:`spin_touch`)."""
         k = self.referee.k
         T, P, S, A, Z, low, size = path.T, path.P, path.S, path.A, path.Z, path.low, path.samples.size
@@ -2479,7 +2479,7 @@ class DodoDashSession(Session):
             # (each racer's way of turning it is read from the way the token came in: where that
             # way turned while the spin changed, a touch of one the way in says turned it the
             # other way, if it can have been, may have turned it this way after the turn)
-            turned = any(e0 <= ch[1] and e1 >= ch[0] for e0, e1 in intervals)
+            turned = any(e0 <= ch[1] and e1 >= ch[0] for e0, e1 in turns)
             if turned and any(calls[i].margin > -k * max(calls[i].sigma, 1e-3) for i, j in near if (i, j) not in sense):
                 return calls
             near = sense

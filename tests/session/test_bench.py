@@ -18,8 +18,33 @@ def test_bench_live_on_a_few_scenes():
             assert sum(sum(v.values()) for v in f["by_kind"].values()) == scenes
         assert f["identity_flicks"] == scenes and f["frames"] > 30 * scenes
         assert 0 < f["step_ms_mean"] < 33.3
+        # the call's latency after the settle in its two parts: frames waited, and that frame's step
+        assert 0 <= f["latency_wait_ms_p50"] <= f["latency_wait_ms_p95"] < 500
+        assert 0 < f["latency_step_ms_p50"] <= f["latency_step_ms_p95"]
     text = format_report(r)
     assert "dodo-dash/throws" in text and "dino-dunk/fouls" in text and "target 99.5%" in text
+    assert "waited for the table to count as still" in text
+
+
+def test_the_calls_latency_is_reported_whole_and_in_its_two_parts():
+    """Each flick's latency is the time waited for the table to count as still plus the step of that
+    frame: the whole is the sum flick by flick (its percentiles are not the sums of the parts')."""
+    from session.bench import SuiteFigures, play_scene, _StubDodoDash
+    from session.dodo_dash import DodoDashSession
+    from sim.suites import _board, make_scenario
+
+    f = SuiteFigures("dodo-dash/throws")
+    f.latency_s = [(2 / 30, 0.010), (3 / 30, 0.020), (1 / 30, 0.030)]
+    d = f.to_dict()
+    assert d["latency_ms_p50"] == round(1e3 * (2 / 30 + 0.010), 1)  # 76.7: the middle flick's whole
+    assert d["latency_wait_ms_p50"] == round(1e3 * 2 / 30, 1) and d["latency_step_ms_p50"] == 20.0
+    assert d["latency_ms_p95"] == round(1e3 * float(np.percentile([2 / 30 + 0.01, 0.12, 1 / 30 + 0.03], 95)), 1)
+
+    scn = make_scenario("dodo-dash/throws", 0, 7)
+    board = _board(scn.board)
+    _, _, steps, latency = play_scene(scn, board, lambda det: DodoDashSession(board, det, game=_StubDodoDash(scn.meta)), seed=0)
+    waited, step = latency
+    assert 0 <= waited < 0.5 and 0 < step < 5.0 and len(steps) > 30
 
 
 def test_cli_registers_bench_live(capsys):
@@ -51,7 +76,7 @@ def test_fouls_an_open_carrier_contact_is_asked_only_when_the_defence_flicked(mo
     def fake_play(scn, board, make_session, **kw):
         ruling = SimpleNamespace(pending={"carrier_struck": {}}, facts={})
         flick = SimpleNamespace(ruling=ruling, contacts=[], notes=[])
-        return SimpleNamespace(flicks=[flick]), None, [0.001], 0.05
+        return SimpleNamespace(flicks=[flick]), None, [0.001], (0.0, 0.05)
 
     monkeypatch.setattr(bench, "play_scene", fake_play)
     monkeypatch.setattr(bench, "_identities_kept", lambda s, d: True)
@@ -86,7 +111,7 @@ def test_throws_an_asked_call_with_a_confident_wrong_racer_is_counted_apart(monk
     def fake_play(calls):
         def play(scn, board, make_session, **kw):
             flick = SimpleNamespace(ruling=SimpleNamespace(verdicts=calls), notes=[])
-            return SimpleNamespace(flicks=[flick]), None, [0.001], 0.05
+            return SimpleNamespace(flicks=[flick]), None, [0.001], (0.0, 0.05)
         return play
 
     monkeypatch.setattr(bench, "_identities_kept", lambda s, d: True)

@@ -289,16 +289,17 @@ class DodoDashSession(Session):
             appeared = flick.opened_by if flick.opened_by.startswith(self.APPEARED) else self.appeared_in(flick, obs)
         if appeared:
             # the token was not seen until it lay on the mat: its path is unknown, a person is asked
-            racers = self.racer_tracks(flick)
-            names = sorted({r.name for r in racers} | self.racer_names())
-            flick.mover = flick.expected.get("projectile", "") or "token"
-            flick.notes.append(f"the {flick.mover} was not seen before it lay on the mat: {appeared}")
-            verdicts, order = self.ordered_verdicts(
-                flick, [RacerCall(n, 0.0, None, 1.0, "token not seen in flight", None) for n in names])
-            flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
-                               "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
-            return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
+            return self._ask_every_racer(flick, f"was not seen before it lay on the mat: {appeared}",
+                                         "token not seen in flight")
         if proj is None and lost is None:
+            if flick.opened_by != "motion" and not self._token_tracks(flick)[1]:
+                # opened because the token left where it rested (vanished, displaced), and no track
+                # of it that rested before is left to follow (the one that rested bears a racer's
+                # name: seen with that racer as one piece when the names were given): it was thrown,
+                # and nothing says where it went; a person is asked about every racer. (One that
+                # rested and is back there is no throw.)
+                return self._ask_every_racer(flick, f"left where it rested and was not followed: {flick.opened_by}",
+                                             "token lost, not followed")
             flick.notes.append("no projectile was seen moving")
             return None
         racers = self.racer_tracks(flick)
@@ -318,6 +319,20 @@ class DodoDashSession(Session):
         flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
                            "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
         return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order, before=before)
+
+    def _ask_every_racer(self, flick: Flick, note: str, evidence: str):
+        """The ruling on a throw whose token's path is unknown: every racer asked (``evidence``),
+        ``note`` on the flick after the token's name."""
+        from referee.adapters.dodo_dash import hits_ruling
+
+        racers = self.racer_tracks(flick)
+        names = sorted({r.name for r in racers} | self.racer_names())
+        flick.mover = flick.expected.get("projectile", "") or "token"
+        flick.notes.append(f"the {flick.mover} {note}")
+        verdicts, order = self.ordered_verdicts(flick, [RacerCall(n, 0.0, None, 1.0, evidence, None) for n in names])
+        flick.contacts = [{"racer": v.detail["racer"], "gap_mm": round(-v.margin, 2), "answer": v.answer,
+                           "evidence": v.detail["evidence"], "t": v.detail.get("t")} for v in verdicts]
+        return hits_ruling(verdicts, [v.detail["racer"] for v in verdicts], self.referee, order=order)
 
     @staticmethod
     def asked_before(verdicts) -> dict:
@@ -1956,6 +1971,17 @@ class DodoDashSession(Session):
         ts = [f.t for f in flick.frames[-8:]]
         return float(np.median(np.diff(ts))) if len(ts) > 1 else 1 / 30
 
+    def _token_tracks(self, flick: Flick) -> tuple[list, list]:
+        """(the tracks of the projectile's kind seen in ``flick``'s frames, one that vanished before
+        it opened too; those of them seen at least three times before it): a track named for a
+        racer is none (a racer the detector takes for a token is no token)."""
+        kind = flick.expected.get("projectile", "")
+        t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
+        racer_names = self.racer_names()
+        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t_first
+                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind) and not (tr.name and tr.name in racer_names)]
+        return tracks, [tr for tr in tracks if sum(t < flick.t_start for t in tr.t) >= 3]
+
     def lost_samples(self, flick: Flick):
         """The projectile's samples when no track of it was seen moving but the detector lost it
         (vanished from where it rested before the flick, or reappeared away from there beyond the
@@ -1963,16 +1989,11 @@ class DodoDashSession(Session):
         frame: the resting one, then those seen after it was last seen), its kind, radius mm, why);
         None when none was lost (it is still where it rested) or none rested before the flick."""
         kind = flick.expected.get("projectile", "")
-        t_first = float(flick.frames[0].t) if flick.frames else self.t0(flick)
-        racer_names = self.racer_names()  # (a racer the detector takes for a token is no token)
-        # (every track seen in the flick's frames: one that vanished before the flick opened too)
-        tracks = [tr for tr in self.tracker.tracks.values() if tr.t and tr.t[-1] >= t_first
-                  and tr.kind in PROJECTILES and (not kind or tr.kind == kind) and not (tr.name and tr.name in racer_names)]
+        tracks, rested = self._token_tracks(flick)
         if not tracks:
             return None
         t_last = float(flick.frames[-1].t) if flick.frames else flick.t_start
         dt = self._frame_s(flick)
-        rested = [tr for tr in tracks if sum(t < flick.t_start for t in tr.t) >= 3]
         later = [tr for tr in tracks if tr not in rested]
         if not rested:  # none rested: one that appears is no throw seen
             return None

@@ -97,3 +97,26 @@ def test_a_token_put_down_where_none_rested_opens_no_flick():
     """A player puts the Banana down before throwing it: it appears, it was not lost."""
     s = play([racers()] * 15 + [racers() + [banana(400, 300)]] * 25)
     assert s.flicks == []
+
+
+def test_a_token_named_for_a_racer_that_vanishes_is_asked_about_every_racer():
+    """The token rested where it was named for a racer (a held Log seen with its thrower as one
+    piece when the names were given: tuning throw 19 of seed 0, real detector), then vanished for
+    good: the flick its loss opened has no track of a token to follow, and every racer is asked,
+    where no call at all had been made."""
+    from sim.suites import _board
+
+    board = _board(BOARD)
+    s = DodoDashSession(board, Heightless(board), game=_StubDodoDash({"projectile": "banana"}))
+    tables = [racers() + [banana(400, 300)]] * 15 + [racers()] * 30
+    for i, pieces in enumerate(tables):
+        s.step(LiveFrame(i, i / 30, Scene("dodo-dash", BOARD, pieces, i / 30)))
+        if i == 3:
+            for tid, pid in zip(s._last_obs.track_id, s.detector.last_ids):
+                s.assign(int(tid), "racer-1" if pid == "banana" else pid)  # the token took a racer's name
+            s._armed = True
+    assert len(s.flicks) == 1
+    f = s.flicks[0]
+    assert f.opened_by != "motion" and f.ruling is not None
+    assert set(answers(s).values()) == {"too_close"}
+    assert any("not followed" in n for n in f.notes)

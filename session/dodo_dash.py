@@ -201,9 +201,9 @@ class ThrowEvents:
     """What happened between the segments of a throw's path (:meth:`DodoDashSession.throw_events`):
     ``bounces`` [(:class:`vision.paths.Join`, unit turn (2,), ids)] where the fits meet and a racer
     there turned the token (ids: the racers a touch the fits do not show can have turned it
-    instead, :meth:`DodoDashSession._touch_suspects`); ``hidden`` {racer id: (t s, σ mm, unsure)}
-    a touch between two samples the fits cannot place (the earliest per racer; unsure: which
-    racer, or whether at all);
+    instead, :meth:`DodoDashSession._touch_suspects`); ``hidden`` {racer id: (t s, σ mm, unsure, t0 s)}
+    a touch between two samples the fits cannot place (per racer the earliest sure one, else the
+    earliest; unsure: which racer, or whether at all; t0: the earliest it can have been);
     ``intervals`` [(t0, t1) s] where something happened or may have; ``spins`` the token's spin
     changes (:meth:`DodoDashSession.spin_changes`: a touch changed its spin there); ``turns``
     [(t0, t1) s] the ``intervals`` and, higher than the racers, where the token's way turned or the
@@ -1020,7 +1020,10 @@ class DodoDashSession(Session):
         the landing), is no event."""
         k = self.referee.k
         T, Z, A, size = path.T, path.Z, path.A, path.samples.size
-        bounces, hidden, intervals, start_doubt, turns = [], {}, [], {}, []
+        bounces, seen, intervals, start_doubt, turns = [], {}, [], {}, []
+
+        def note(rid, t, s, unsure):  # a touch of racer ``rid`` that may have been (see the merge below)
+            seen.setdefault(rid, []).append((t, s, unsure))
         landed_on = self._landed_on_racer(path, racers, rest_q, radius)
         for si in range(len(path.segs) - 1):
             if np.interp(path.bounds[si + 1], T, Z) >= racer_h:
@@ -1034,7 +1037,7 @@ class DodoDashSession(Session):
                 iv = self._interval(path, si)
                 if max(iv.z_miss, iv.z_turn) > k:
                     for rid in self._within_reach(path, iv, racers, rest_q, radius):
-                        hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
+                        note(rid, iv.t_mid, iv.s_miss, True)
                 continue
             iv = self._interval(path, si)
             turned, met = iv.z_turn > k, iv.z_miss <= k
@@ -1051,7 +1054,7 @@ class DodoDashSession(Session):
                     # as well: then which racer did is unsure)
                     also = self._touch_suspects(path, iv, racers, rest_q, radius, racer_h) - pushed
                     for rid in also:
-                        hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
+                        note(rid, iv.t_mid, iv.s_miss, True)
                     bounces.append((iv.join, n_dv, also))
                     continue
                 # a turn with no racer where the fits meet (a graze shortly after a sample): the
@@ -1074,7 +1077,7 @@ class DodoDashSession(Session):
                     # sample either side (a segment's end sample may lie beyond what happened: the
                     # fits put the break where it costs least, not where it was)
                     for rid in self._within_reach(path, self._widened(path, iv), racers, rest_q, radius):
-                        hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
+                        note(rid, iv.t_mid, iv.s_miss, True)
                 continue
             out_known = True
             if _waypoint(path.segs[si + 1]) and si + 2 < len(path.segs):
@@ -1104,26 +1107,34 @@ class DodoDashSession(Session):
                 # have been), for sure when it can have reached one alone. (Not when that sample is
                 # a lone one: a turn there may be the next interval's, judged there.)
                 found = set(start_ids)
+            elif significant and not found and start_ids is not None and \
+                    float(np.interp(iv.t0, T, Z)) <= path.on_mat_z:
+                # from rest on the mat, and no ray shows what: where the token can have been in its
+                # unseen start is bounded (:meth:`_start_reach`), so those racers alone are in doubt
+                found, unexplained = set(start_ids), True
             elif significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
                 # around the interval is in doubt
                 found, unexplained = self._near_suspects(path, iv, racers, rest_q, radius), True
             for rid in found:
-                prev = hidden.get(rid)
-                if prev is None or iv.t_mid < prev[0]:
-                    hidden[rid] = (iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
+                note(rid, iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
             for rid in after - found:  # the token may have gone on to these after the touch
-                hidden.setdefault(rid, (iv.t_mid, iv.s_miss, True))
-        for rid, h in start_doubt.items():  # (a touch seen later stays what it is; a doubt, from the earliest)
-            prev = hidden.get(rid)
-            if prev is None or (prev[2] and h[0] < prev[0]):
-                hidden[rid] = h
+                note(rid, iv.t_mid, iv.s_miss, True)
+        for rid, h in start_doubt.items():
+            note(rid, *h)
         stop = self._stop_suspects(path, racers, rest_q, radius)
         if stop is not None:
             # stopped short of a racer ahead of it: a landing or friction, or that racer, unseen
             t_mid, s_miss, ids = stop
             for rid in ids:
-                hidden.setdefault(rid, (t_mid, s_miss, True))
+                note(rid, t_mid, s_miss, True)
+        # per racer: a touch seen for sure stays sure (its time the earliest sure one), whatever
+        # doubt came before it; a doubt alone, from the earliest; and the earliest it can have been
+        hidden = {}
+        for rid, notes in seen.items():
+            sure = [h for h in notes if not h[2]]
+            t, s, unsure = min(sure or notes, key=lambda h: h[0])
+            hidden[rid] = (t, s, unsure, min(h[0] for h in notes))
         turns += intervals
         return ThrowEvents(bounces, hidden, intervals, self.spin_changes(path), sorted(turns))
 
@@ -1597,7 +1608,7 @@ class DodoDashSession(Session):
         T, P, S, A, low, i_land = path.T, path.P, path.S, path.A, path.low, path.i_land
         q, q_s = rest_q[r.id]
         if r.id in events.hidden:
-            th, sh, unsure = events.hidden[r.id]
+            th, sh, unsure, t_earliest = events.hidden[r.id]
             sh = float(np.hypot(sh, q_s))
             hidden_cand = (0.0, sh, th, "bounce unseen, which racer or whether unsure") if unsure else \
                 (1.5 * k * sh, sh, th, "bounce")
@@ -1626,8 +1637,8 @@ class DodoDashSession(Session):
         # of it (low enough), or an event in doubt began (orders a call in doubt honestly)
         near = np.flatnonzero((gap <= k * np.hypot(S, q_s)) & (low | (np.arange(len(T)) == i_land)))
         t_first = min([float(T[near[0]])] if len(near) else [], default=None)
-        if hidden_cand is not None and (t_first is None or hidden_cand[2] < t_first):
-            t_first = hidden_cand[2]
+        if hidden_cand is not None and (t_first is None or t_earliest < t_first):
+            t_first = t_earliest
         return RacerCall(r.name, best[0], best[2], best[1], best[3], t_first)
 
     def _overlap_candidates(self, path: ThrowPath, events: ThrowEvents, gap: np.ndarray, q_s: float,
@@ -2580,13 +2591,13 @@ class DodoDashSession(Session):
                 v.detail["t"] = c.t_first if v.detail["t"] is None else min(v.detail["t"], c.t_first)
         touched = sorted((v for v in verdicts if v.answer != "no"), key=touch_order)
         # which of the racers touched for sure came first: one that can have been touched before
-        # the evidence of the first (a token landing on two at once) may have come first
+        # the evidence of the first, or as early (a token landing on two at once), may have come first
         sure = [v for v in touched if v.answer == "yes"]
         if sure and sure[0].detail["t"] is not None:
             t_a = sure[0].detail["t"]
             first_t = {c.racer: c.t_first for c in calls}
             tied = [v.detail["racer"] for v in sure[1:] if first_t[v.detail["racer"]] is not None
-                    and first_t[v.detail["racer"]] < t_a - 1e-9]
+                    and first_t[v.detail["racer"]] <= t_a + 1e-9]
             if tied:
                 sure[0].detail["tied"] = tied
         return verdicts, [v.detail["racer"] for v in touched]

@@ -327,14 +327,14 @@ def test_two_racers_in_doubt_and_none_sure_are_asked_which_came_first(session):
 def test_racers_touched_at_one_landing_are_tied_for_first(session):
     """Two racers landed on at once (each could have been touched from before the landing) are
     tied: which came first is asked for a projectile that counts only its first; one touched only
-    after the first's touch is not tied."""
+    after the first's touch is not tied, one that can have been touched as early as it is."""
     from referee.adapters.dodo_dash import hits_ruling
 
     flick = SimpleNamespace(mover="feather", index_start=0, index_settle=1)
     k = session.referee.k
     calls = [RacerCall("racer-1", 5 * k, 0.50, 1.0, "landed on", 0.48),
              RacerCall("racer-2", 4 * k, 0.50, 1.0, "landed on", 0.47),
-             RacerCall("racer-3", 5 * k, 0.60, 1.0, "overlap", 0.50)]   # from 0.50 s: no earlier
+             RacerCall("racer-3", 5 * k, 0.60, 1.0, "overlap", 0.52)]   # from 0.52 s: after the first's
     verdicts, order = session.ordered_verdicts(flick, calls)
     assert order == ["racer-1", "racer-2", "racer-3"]
     assert verdicts[0].detail["tied"] == ["racer-2"]
@@ -345,7 +345,12 @@ def test_racers_touched_at_one_landing_are_tied_for_first(session):
     ruling = hits_ruling(asked, ["racer-1", "racer-2", "racer-3"], session.referee, order=order, before=before)
     assert set(ruling.pending) == {"before:racer-2:racer-1"}
     # none tied: nothing changes
-    calls[1] = RacerCall("racer-2", 4 * k, 0.55, 1.0, "overlap", 0.50)
+    calls[1] = RacerCall("racer-2", 4 * k, 0.55, 1.0, "overlap", 0.52)
     verdicts, _ = session.ordered_verdicts(flick, calls)
     assert "tied" not in verdicts[0].detail
     assert session.ask_tied_first(verdicts) == verdicts
+    # one that can have been touched as early as the first's evidence (the same frames' doubt) may
+    # have come first
+    calls[1] = RacerCall("racer-2", 4 * k, 0.55, 1.0, "bounce", 0.50)
+    verdicts, _ = session.ordered_verdicts(flick, calls)
+    assert verdicts[0].detail["tied"] == ["racer-2"]

@@ -1999,7 +1999,6 @@ class DodoDashSession(Session):
         motion's noise): (:class:`ThrowSamples` of the tokens of its kind in time order (one per
         frame: the resting one, then those seen after it was last seen), its kind, radius mm, why);
         None when none was lost (it is still where it rested) or none rested before the flick."""
-        kind = flick.expected.get("projectile", "")
         tracks, rested = self._token_tracks(flick)
         if not tracks:
             return None

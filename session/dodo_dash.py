@@ -1020,7 +1020,7 @@ class DodoDashSession(Session):
         the landing), is no event."""
         k = self.referee.k
         T, Z, A, size = path.T, path.Z, path.A, path.samples.size
-        bounces, seen, intervals, start_doubt, turns = [], {}, [], {}, []
+        bounces, seen, intervals, turns = [], {}, [], []
 
         def note(rid, t, s, unsure):  # a touch of racer ``rid`` that may have been (see the merge below)
             seen.setdefault(rid, []).append((t, s, unsure))
@@ -1069,7 +1069,7 @@ class DodoDashSession(Session):
                 # racers within that reach are in doubt unless other evidence decides them
                 start_ids = self._start_reach(path, iv, racers, rest_q, radius)
                 for rid in start_ids:
-                    start_doubt.setdefault(rid, (iv.t_mid, iv.s_miss, True))
+                    note(rid, iv.t_mid, iv.s_miss, True)
             if not significant and not iv.from_rest:
                 if z_event > self.event_doubt_z:
                     # perhaps something happened here: any racer the token could have reached in
@@ -1120,8 +1120,6 @@ class DodoDashSession(Session):
                 note(rid, iv.t_mid, iv.s_miss, len(found) > 1 or not significant or unexplained)
             for rid in after - found:  # the token may have gone on to these after the touch
                 note(rid, iv.t_mid, iv.s_miss, True)
-        for rid, h in start_doubt.items():
-            note(rid, *h)
         stop = self._stop_suspects(path, racers, rest_q, radius)
         if stop is not None:
             # stopped short of a racer ahead of it: a landing or friction, or that racer, unseen

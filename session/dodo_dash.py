@@ -1099,19 +1099,16 @@ class DodoDashSession(Session):
                 if before:
                     found |= before
                     unexplained = True
-            if significant and not found and start_ids and not _waypoint(path.segs[1]) and \
+            if significant and not found and start_ids is not None and \
                     float(np.interp(iv.t0, T, Z)) <= path.on_mat_z:
                 # from rest on the mat (not the hand) something turned the token in its unseen start
                 # and no ray shows what: a racer it can have reached from its rest and come on from
                 # to its first sample in motion did (:meth:`_start_reach`, the bound of where it can
-                # have been), for sure when it can have reached one alone. (Not when that sample is
-                # a lone one: a turn there may be the next interval's, judged there.)
+                # have been: those racers alone are in doubt), for sure when it can have reached one
+                # alone. (Not when that sample is a lone one: a turn there may be the next
+                # interval's, judged there.)
                 found = set(start_ids)
-            elif significant and not found and start_ids is not None and \
-                    float(np.interp(iv.t0, T, Z)) <= path.on_mat_z:
-                # from rest on the mat, and no ray shows what: where the token can have been in its
-                # unseen start is bounded (:meth:`_start_reach`), so those racers alone are in doubt
-                found, unexplained = set(start_ids), True
+                unexplained = unexplained or _waypoint(path.segs[1])
             elif significant and not found:
                 # something happened here and no ray shows what: every racer the token came near
                 # around the interval is in doubt

@@ -67,6 +67,9 @@ class SuiteFigures:
     wrong_why: dict = field(default_factory=dict)  # throws: why each wrong call was wrong -> count
     replay_skipped: int = 0  # the real detector: frames a loop fed in real time would skip (:func:`newest_frame_skips`)
     racer_calls: dict = field(default_factory=dict)  # throws: each racer's own call -> {"right", "asked", "wrong"}
+    # fouls: each asked call's truth: (a foul?, the carrier's least true edge gap to any other disc mm, the
+    # doubtful contact's σ mm or None, the referee's k)
+    asked_truth: list = field(default_factory=list)
 
     def rate(self, n: int) -> float:
         return n / self.scenes if self.scenes else 0.0
@@ -96,7 +99,19 @@ class SuiteFigures:
                    if self.step_wall_s else {}),
                 **({"seen": self.seen} if self.seen else {}),
                 **({"racer_calls": self.racer_calls} if self.racer_calls else {}),
-                **({"wrong_why": self.wrong_why} if self.wrong_why else {})}
+                **({"wrong_why": self.wrong_why} if self.wrong_why else {}),
+                **({"asked_truth": _asked_truth(self.asked_truth)} if self.asked_truth else {})}
+
+
+def _asked_truth(rows: list) -> dict:
+    """What the asked foul calls were in truth: how many were fouls, and for the rest how near the
+    carrier's closest disc came (the true clearance) against the doubtful contact's σ."""
+    clear = [g for foul, g, _, _ in rows if not foul]
+    sig = [s for _, _, s, _ in rows if s is not None]
+    return {"fouls": sum(1 for row in rows if row[0]), "not_fouls": len(clear), "k": rows[0][3],
+            **({"clearance_mm_median": round(float(np.median(clear)), 2), "clearance_mm_max": round(float(max(clear)), 2)}
+               if clear else {}),
+            **({"sigma_mm_median": round(float(np.median(sig)), 2)} if sig else {})}
 
 
 class _StubDinoDunk:
@@ -297,7 +312,8 @@ def _score_throw(fig: SuiteFigures, i: int, scn, truth: dict, session, det, step
 
 def _score_foul(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps: list, latency) -> None:
     """Add one ``dino-dunk/fouls`` scene played through ``session`` to ``fig``: its times, whether
-    the identities were kept, and the foul call against the truth."""
+    the identities were kept, and the foul call against the truth (an asked one with the truth
+    behind it: a foul or not, and the carrier's true clearance)."""
     fig.scenes += 1
     fig.frames += len(steps)
     fig.step_s += steps
@@ -317,6 +333,10 @@ def _score_foul(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps
     if "carrier_struck" in r.pending:
         if defence:
             fig.asked += 1
+            carrier = scn.meta["carrier"]
+            gap = carrier_clearance(scn)
+            doubt = [c["sigma_mm"] for c in flick.contacts if c["doubtful"] and carrier in (c["a"], c["b"])]
+            fig.asked_truth.append((want, round(gap, 3), min(doubt) if doubt else None, float(session.referee.k)))
             return
         # the offence flicked: no foul is possible whatever the contact; the open question is a
         # stun, counted apart
@@ -328,6 +348,22 @@ def _score_foul(fig: SuiteFigures, i: int, scn, truth: dict, session, det, steps
         fig.wrong += 1
         fig.failures.append({"index": i, "mode": scn.meta.get("mode"), "truth": want, "session": foul,
                              "contacts": flick.contacts})
+
+
+def carrier_clearance(scn) -> float:
+    """The ball carrier's least true edge gap (mm) to any other disc in a ``dino-dunk/fouls`` scene:
+    its run simulated again (the physics is the same) with a frame at every physics step, so that a
+    disc that struck something between two of the camera's frames is followed there too."""
+    from dataclasses import replace
+
+    from sim.physics import simulate
+    from sim.scenarios.common import play_area
+    from sim.suites import _board, _defaults
+    from sim.truth import closest_edge_gap
+
+    ph = _defaults()[1].physics
+    run = simulate(scn.initial, scn.actions, replace(ph, fps=1.0 / ph.dt_s), play_area(_board(scn.board)))
+    return closest_edge_gap(run, scn.meta["carrier"])[0]
 
 
 def bench_fouls(count: int, seed: int, start: int, fig: SuiteFigures, oracle=None) -> None:
@@ -652,6 +688,13 @@ def format_report(r: dict) -> str:
                          f"further 0.2 s (too close at the settle; those come out about 0.2 s later than the p95 below)")
         if f.get("asked_but_wrong"):
             lines.append(f"    of the asked: {f['asked_but_wrong']} where another racer's call was confident and not the truth")
+        if f.get("asked_truth"):
+            a = f["asked_truth"]
+            lines.append(f"    of the asked: {a['fouls']} fouls and {a['not_fouls']} not" + (
+                f", where the carrier's nearest disc passed it {a['clearance_mm_median']:.2f} mm clear (median), "
+                f"{a['clearance_mm_max']:.2f} mm at most (the truth)" if a["not_fouls"] else "") + (
+                f"; the doubtful contacts' σ {a['sigma_mm_median']:.2f} mm (median): a call needs the gap "
+                f"beyond {a['k']:g} σ" if "sigma_mm_median" in a else ""))
         if f.get("other_asked"):
             lines.append(f"    of the right: {f['other_asked']} offence flicks whose carrier contact (a stun, never a foul) "
                          f"was left to a person")

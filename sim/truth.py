@@ -86,6 +86,33 @@ def edge_distance(a: PieceState, b: PieceState) -> float:
     return float(footprint(a).distance(footprint(b)))
 
 
+def closest_edge_gap(run, pid: str, kinds: tuple = ("disc-",)) -> tuple:
+    """(gap mm, other id): the least edge-to-edge gap between disc ``pid`` and any other disc (kinds
+    starting with one of ``kinds``) over ``run``'s frames and between them, with both pieces moving
+    in a straight line at a steady pace from one frame to the next (exact where one of the two is at
+    rest: the other slides along a straight line between frames unless it collides). Negative: they
+    overlapped. (inf, None) when no other such piece shares two consecutive frames with it."""
+    best = (math.inf, None)
+    frames = run.frames
+    for f0, f1 in zip(frames[:-1], frames[1:]):
+        b0 = {p.id: p for p in f0.pieces}
+        a0, a1 = b0.get(pid), next((p for p in f1.pieces if p.id == pid), None)
+        if a0 is None or a1 is None:
+            continue
+        for q1 in f1.pieces:
+            q0 = b0.get(q1.id)
+            if q1.id == pid or q0 is None or not q1.kind.startswith(kinds):
+                continue
+            r0 = (q0.x - a0.x, q0.y - a0.y)
+            dr = (q1.x - a1.x - r0[0], q1.y - a1.y - r0[1])
+            dd = dr[0] ** 2 + dr[1] ** 2
+            s = 0.0 if dd <= 0 else min(max(-(r0[0] * dr[0] + r0[1] * dr[1]) / dd, 0.0), 1.0)
+            gap = math.hypot(r0[0] + s * dr[0], r0[1] + s * dr[1]) - a1.radius - q1.radius
+            if gap < best[0]:
+                best = (gap, q1.id)
+    return best
+
+
 def edge_distances(scene: Scene, ids: list | None = None) -> dict:
     """{"ids": [...], "mm": n x n nested list} of edge-to-edge distances between pieces."""
     pieces = [p for p in scene.pieces if ids is None or p.id in ids]

@@ -76,7 +76,7 @@ def test_fouls_an_open_carrier_contact_is_asked_only_when_the_defence_flicked(mo
     def fake_play(scn, board, make_session, **kw):
         ruling = SimpleNamespace(pending={"carrier_struck": {}}, facts={})
         flick = SimpleNamespace(ruling=ruling, contacts=[], notes=[])
-        return SimpleNamespace(flicks=[flick]), None, [0.001], (0.0, 0.05)
+        return SimpleNamespace(flicks=[flick], referee=SimpleNamespace(k=4.5)), None, [0.001], (0.0, 0.05)
 
     monkeypatch.setattr(bench, "play_scene", fake_play)
     monkeypatch.setattr(bench, "_identities_kept", lambda s, d: True)
@@ -87,6 +87,55 @@ def test_fouls_an_open_carrier_contact_is_asked_only_when_the_defence_flicked(mo
             assert (f.right, f.asked, f.other_asked) == (1, 0, 1)
         else:
             assert (f.right, f.asked, f.other_asked) == (0, 1, 0)
+
+
+def test_fouls_an_asked_call_carries_its_truth(monkeypatch):
+    """Each asked foul call is reported with the truth behind it: whether it was a foul, and the
+    carrier's least true clearance to any other disc over the run (between frames too), with the
+    doubtful carrier contact's σ."""
+    from types import SimpleNamespace
+
+    import session.bench as bench
+    from sim.suites import _board, make_scenario
+    from sim.truth import dino_dunk_answers, edge_distance
+
+    picked = {}
+    for i in range(60):
+        scn = make_scenario("dino-dunk/fouls", i, 0)
+        if scn.meta["actor"].split(":")[0] == scn.meta["offense"]:
+            continue
+        foul = bool(dino_dunk_answers(scn, _board(scn.board)).get("foul"))
+        picked.setdefault(foul, (i, scn))
+        if len(picked) == 2:
+            break
+    assert set(picked) == {True, False}
+
+    def fake_play(scn, board, make_session, **kw):
+        c = scn.meta["carrier"]
+        contacts = [{"a": "x", "b": c, "sigma_mm": 0.4, "doubtful": True}, {"a": c, "b": "y", "sigma_mm": 0.3, "doubtful": False},
+                    {"a": "x", "b": "y", "sigma_mm": 0.1, "doubtful": True}]
+        flick = SimpleNamespace(ruling=SimpleNamespace(pending={"carrier_struck": {}}, facts={}), contacts=contacts, notes=[])
+        return SimpleNamespace(flicks=[flick], referee=SimpleNamespace(k=4.5)), None, [0.001], (0.0, 0.05)
+
+    monkeypatch.setattr(bench, "play_scene", fake_play)
+    monkeypatch.setattr(bench, "_identities_kept", lambda s, d: True)
+    f = bench.SuiteFigures("dino-dunk/fouls")
+    for foul, (i, scn) in sorted(picked.items()):
+        bench.bench_fouls(1, 0, i, f)
+        assert f.asked_truth[-1][1] == round(bench.carrier_clearance(scn), 3)
+        want, gap, sigma, k = f.asked_truth[-1]
+        assert (want, sigma, k) == (foul, 0.4, 4.5)
+        # never more than the gap seen at any of the camera's frames; a foul's carrier was touched
+        # (pymunk lets shapes overlap by its slop), a clean pass left a gap
+        at_frames = min(edge_distance(fr.by_id()[scn.meta["carrier"]], p) for fr in scn.run.frames for p in fr.pieces
+                        if p.kind.startswith("disc-") and p.id != scn.meta["carrier"])
+        assert gap <= at_frames + 1e-3
+        assert (gap < 0.05) if foul else (gap > 0.0)
+    d = f.to_dict()["asked_truth"]
+    assert (d["fouls"], d["not_fouls"], d["k"], d["sigma_mm_median"]) == (1, 1, 4.5, 0.4)
+    assert d["clearance_mm_median"] == d["clearance_mm_max"] == round(f.asked_truth[0][1], 2)
+    assert "of the asked: 1 fouls and 1 not" in bench.format_report({"detector": "d", "fps": 30, "size": "s", "seed": 0,
+                                                                      "start": 0, "fouls": f.to_dict(), "rss_peak_mb": 1, "seconds": 1})
 
 
 def test_throws_an_asked_call_with_a_confident_wrong_racer_is_counted_apart(monkeypatch):

@@ -243,3 +243,36 @@ def test_a_falling_token_is_moving_even_without_horizontal_speed():
     rows = {r["id"]: r for r in frame_truth(Scene("dodo-dash", "dodo-dash/dodorado-jungle", [tok, carried]))["pieces"]}
     assert rows["m"]["moving"] and rows["m"]["airborne"]
     assert not rows["ball"]["moving"] and not rows["ball"]["airborne"]
+
+
+def test_closest_edge_gap_against_dense_sampling():
+    """The least gap between a disc and any other over a run, between frames too, against the gaps at
+    2000 points along each frame-to-frame step (both pieces moved at a steady pace along it)."""
+    import math
+    from types import SimpleNamespace
+
+    from sim.scene import PieceState, Scene
+    from sim.truth import closest_edge_gap
+
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        n = 6
+        a = rng.uniform(0, 400, (n, 2))
+        b = rng.uniform(0, 400, (n, 2))
+        c = np.tile(rng.uniform(0, 400, 2), (n, 1))  # at rest
+        frames = [Scene("dino-dunk", "dino-dunk/crater-court", pieces=[PieceState("A", "disc-medium", *a[i], radius=19.0),
+                                PieceState("B", "disc-large", *b[i], radius=25.5),
+                                PieceState("C", "disc-small", *c[i], radius=14.5),
+                                PieceState("ball", "ball", *a[i], radius=10.0)]) for i in range(n)]
+        gap, other = closest_edge_gap(SimpleNamespace(frames=frames), "C")
+        want, who = math.inf, None
+        for i in range(n - 1):
+            for pid, P, r in (("A", a, 19.0), ("B", b, 25.5)):
+                s = np.linspace(0, 1, 2001)[:, None]
+                d = np.linalg.norm(P[i] + s * (P[i + 1] - P[i]) - c[i], axis=1).min() - r - 14.5
+                if d < want:
+                    want, who = d, pid
+        assert other == who and gap == pytest.approx(want, abs=0.05)
+    # no other disc: nothing to measure
+    lone = [Scene("dino-dunk", "dino-dunk/crater-court", pieces=[PieceState("C", "disc-small", 0.0, 0.0, radius=14.5)])] * 2
+    assert closest_edge_gap(SimpleNamespace(frames=lone), "C") == (math.inf, None)

@@ -97,6 +97,12 @@ class DetectConfig:
     fragment_min_fraction: float = 0.0
     fragment_score: float = 0.5
     fragment_apart: float = 0.8
+    dark_disc_circularity: float = 0.0
+    dark_disc_floor: float = 0.7
+    dark_disc_area_ratio: float = 1.5
+    dark_disc_apart_mm: float = 8.0
+    dark_disc_held: float = 0.5
+    dark_disc_ring: float = 0.05
     lying_apart: float = 0.0
     lying_min_height_mm: float = 0.0
     lying_refit: bool = False
@@ -233,6 +239,19 @@ class Background:
         lift *= self.lift_gain
         out = []
         for floor in floors:
+            if out and floor >= floors[0]:
+                # a higher floor changes the scale only where the light is under it: the first mask
+                # elsewhere
+                mask = out[0].copy()
+                at = ratio < floor
+                if at.any():
+                    d = f[at] - floor * self._b[at]
+                    diff = np.maximum(np.sqrt(np.einsum("ij,ij->i", d, d)), lift[at])
+                    _, part = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8).reshape(-1, 1), threshold, 255,
+                                            cv2.THRESH_BINARY)
+                    mask[at] = part.ravel()
+                out.append(mask)
+                continue
             k = np.clip(ratio, floor, 1.15)[..., None]
             d = f - k * self._b
             diff = np.maximum(np.sqrt(np.einsum("ijk,ijk->ij", d, d)), lift)
@@ -378,17 +397,23 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
 
     shrunk = background._shrink(frame)  # (the hands' colours are read from it too)
     kept: dict = {}
-    if dark_floor is not None:
-        small, small_dark = background.foreground_small_floors(frame, config.diff_threshold, (0.35, dark_floor), shrunk,
-                                                               keep=kept)
-    else:
-        small, small_dark = background.foreground_small(frame, config.diff_threshold, shrunk), None
+    # the round pieces' mask (shadow floor 0.35), the non-round path's (``dark_floor``) and the dark
+    # discs' (``dark_disc_floor``, :func:`_dark_discs`): one pass
+    floors = (0.35,) + ((dark_floor,) if dark_floor is not None else ()) + \
+        ((config.dark_disc_floor,) if config.dark_disc_circularity > 0 else ())
+    masks = background.foreground_small_floors(frame, config.diff_threshold, floors, shrunk, keep=kept)
+    small = masks[0]
+    small_dark = masks[1] if dark_floor is not None else None
+    deep = _dark_disc_mask(masks[-1], small, frame.shape, transform, board, background.scale, kinds, config) \
+        if config.dark_disc_circularity > 0 and kinds else None
     mask = background.foreground(frame, config.diff_threshold, small)
     if small_dark is not None and reference is not None:
         small_dark = small_dark | _arrived_dark(kept["f"], kept["light"], background.scale, *reference)
     dark = background.foreground(None, config.diff_threshold, small_dark, frame.shape) if small_dark is not None else None
     if dark is not None and static_mask is not None:
         dark[static_mask > 0] = 0
+    if deep is not None and static_mask is not None:
+        deep[static_mask > 0] = 0
     if static_mask is not None:
         mask[static_mask > 0] = 0
     h_img, w_img = mask.shape
@@ -434,6 +459,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         mask[hands > 0] = 0
         if dark is not None:
             dark[hands > 0] = 0
+        if deep is not None:
+            deep[hands > 0] = 0
     if out is not None:
         out["mask"] = mask
         if dark is not None:
@@ -504,6 +531,16 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             frag.append(bool(part))
         if config.fragment_min_fraction > 0:
             for fx, fy, best in _fragments(contours, group, kinds, taken, s, origin, config):
+                taken.append((fx, fy, kinds[best].radius))
+                c = np.array([[fx, fy]])
+                shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
+                xy.append(tuple((c - 0.5 * shift)[0]))
+                kind_names.append(kinds[best].name)
+                score.append(config.fragment_score)
+                frag.append(True)
+        if deep is not None:
+            dtop = cv2.remap(deep, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+            for fx, fy, best in _dark_discs(dtop, top, group, kinds, taken, s, origin, config):
                 taken.append((fx, fy, kinds[best].radius))
                 c = np.array([[fx, fy]])
                 shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
@@ -582,6 +619,69 @@ def _arrived_dark(f: np.ndarray, light: np.ndarray, scale: float, reference: np.
     out = ((light < ratio) & changed).view(np.uint8) * np.uint8(255)
     k = int(round(open_px * scale))
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)) if k > 1 else out
+
+
+def _dark_disc_mask(deep_small: np.ndarray, small: np.ndarray, shape: tuple, transform: MatTransform, board,
+                    scale: float, kinds: list, config: DetectConfig) -> np.ndarray | None:
+    """The mask with the shadow floor ``dark_disc_floor`` at image size (uint8 0 / 255) for
+    :func:`_dark_discs`, or None when none of its parts at the mask's ``scale`` could be a dark disc
+    (a part of about a top face's area, four times either way for the board's slant and the spread of
+    its scale, of which ``small``, the round pieces' mask, holds at most ``dark_disc_held``): most
+    frames have none, and the rest of the search is skipped."""
+    import cv2
+
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(deep_small, connectivity=8)
+    if n <= 1:
+        return None
+    px = float(np.median(transform.mm_per_px(board.corners_mm()))) / scale  # mm per px of the small mask
+    lo = np.pi * (min(k.radius for k in kinds) / px) ** 2 / config.dark_disc_area_ratio / 4.0
+    hi = np.pi * (max(k.radius for k in kinds) / px) ** 2 * config.dark_disc_area_ratio * 4.0
+    held = np.bincount(labels.ravel(), weights=(small > 0).ravel(), minlength=n)
+    area = stats[:, cv2.CC_STAT_AREA]
+    if not np.any((area[1:] >= lo) & (area[1:] <= hi) & (held[1:] <= config.dark_disc_held * area[1:])):
+        return None
+    return cv2.resize(deep_small, (shape[1], shape[0]), interpolation=cv2.INTER_NEAREST)
+
+
+def _dark_discs(dtop: np.ndarray, top: np.ndarray, group: list, kinds: list, taken: list, s: float, origin: tuple,
+                config: DetectConfig) -> list:
+    """Round parts of ``dtop`` (the mask with the shadow floor ``dark_disc_floor``, on one height's
+    plane, ``s`` px per mm, pixel (0, 0) at mat mm ``origin``) that the mask itself (``top``) leaves
+    out and that stand apart from everything in it: a dark disc on a pale print of the mat's own hue
+    is dark as a shadow, but a shadow lies against the piece that casts it. A part counts when its
+    area is within ``dark_disc_area_ratio`` of a top face of ``group`` (indices into ``kinds``), its
+    circularity (4π area / perimeter²) at least ``dark_disc_circularity``, at most
+    ``dark_disc_held`` of it is in ``top`` and at most ``dark_disc_ring`` of the ring
+    ``dark_disc_apart_mm`` wide around it, and no piece of ``taken`` ((x, y, radius) mat mm) lies
+    within that ring. Returns [(x, y, kind index)] mat mm, the kind whose top face is nearest in area."""
+    import cv2
+
+    ox, oy = origin
+    k = max(1, int(round(config.dark_disc_apart_mm * s)))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+    padded = cv2.copyMakeBorder(top, k + 1, k + 1, k + 1, k + 1, cv2.BORDER_CONSTANT, value=0)
+    contours, _ = cv2.findContours(dtop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    for cnt in contours:
+        area, per = cv2.contourArea(cnt), cv2.arcLength(cnt, True)
+        if area <= 0 or per <= 0 or 4 * np.pi * area / per ** 2 < config.dark_disc_circularity:
+            continue
+        err, best = min((abs(np.log(area / (np.pi * (kinds[i].radius * s) ** 2))), i) for i in group)
+        if err > np.log(config.dark_disc_area_ratio):
+            continue
+        x, y, w, h = cv2.boundingRect(cnt)
+        part = np.zeros((h + 2 * k + 2, w + 2 * k + 2), np.uint8)
+        cv2.drawContours(part, [cnt - np.array([x - k - 1, y - k - 1], dtype=cnt.dtype)], -1, 1, thickness=cv2.FILLED)
+        ring = cv2.dilate(part, disc) - part
+        held = padded[y:y + part.shape[0], x:x + part.shape[1]] > 0  # (the padding shifts by k + 1)
+        if held[part > 0].mean() > config.dark_disc_held or held[ring > 0].mean() > config.dark_disc_ring:
+            continue
+        m = cv2.moments(cnt)
+        fx, fy = m["m10"] / m["m00"] / s + ox, m["m01"] / m["m00"] / s + oy
+        if any(np.hypot(fx - tx, fy - ty) < tr + kinds[best].radius + config.dark_disc_apart_mm for tx, ty, tr in taken):
+            continue
+        out.append((fx, fy, best))
+    return out
 
 
 def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin: tuple,

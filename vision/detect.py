@@ -529,18 +529,15 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             kind_names.append(kinds[best].name)
             score.append(config.fragment_score if part else min(1.0, r / kinds[best].radius))
             frag.append(bool(part))
-        if config.fragment_min_fraction > 0:
-            for fx, fy, best in _fragments(contours, group, kinds, taken, s, origin, config):
-                taken.append((fx, fy, kinds[best].radius))
-                c = np.array([[fx, fy]])
-                shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
-                xy.append(tuple((c - 0.5 * shift)[0]))
-                kind_names.append(kinds[best].name)
-                score.append(config.fragment_score)
-                frag.append(True)
+        # weak candidates (the refinement fits or drops them): the mask's parts too thin for a peak,
+        # then the dark discs that pass for shadow
+        weak = [lambda: _fragments(contours, group, kinds, taken, s, origin, config)] \
+            if config.fragment_min_fraction > 0 else []
         if deep is not None:
             dtop = cv2.remap(deep, mx, my, cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-            for fx, fy, best in _dark_discs(dtop, top, group, kinds, taken, s, origin, config):
+            weak.append(lambda: _dark_discs(dtop, top, group, kinds, taken, s, origin, config))
+        for source in weak:
+            for fx, fy, best in source():
                 taken.append((fx, fy, kinds[best].radius))
                 c = np.array([[fx, fy]])
                 shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0

@@ -690,7 +690,7 @@ def format_report(r: dict) -> str:
             lines.append(f"    of the asked: {f['asked_but_wrong']} where another racer's call was confident and not the truth")
         if f.get("asked_truth"):
             a = f["asked_truth"]
-            lines.append(f"    of the asked: {a['fouls']} fouls and {a['not_fouls']} not" + (
+            lines.append(f"    of the asked, in truth: a foul {a['fouls']}, no foul {a['not_fouls']}" + (
                 f", where the carrier's nearest disc passed it {a['clearance_mm_median']:.2f} mm clear (median), "
                 f"{a['clearance_mm_max']:.2f} mm at most (the truth)" if a["not_fouls"] else "") + (
                 f"; the doubtful contacts' σ {a['sigma_mm_median']:.2f} mm (median): a call needs the gap "

@@ -134,7 +134,7 @@ def test_fouls_an_asked_call_carries_its_truth(monkeypatch):
     d = f.to_dict()["asked_truth"]
     assert (d["fouls"], d["not_fouls"], d["k"], d["sigma_mm_median"]) == (1, 1, 4.5, 0.4)
     assert d["clearance_mm_median"] == d["clearance_mm_max"] == round(f.asked_truth[0][1], 2)
-    assert "of the asked: 1 fouls and 1 not" in bench.format_report({"detector": "d", "fps": 30, "size": "s", "seed": 0,
+    assert "of the asked, in truth: a foul 1, no foul 1, where" in bench.format_report({"detector": "d", "fps": 30, "size": "s", "seed": 0,
                                                                       "start": 0, "fouls": f.to_dict(), "rss_peak_mb": 1, "seconds": 1})
 
 

@@ -404,7 +404,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     masks = background.foreground_small_floors(frame, config.diff_threshold, floors, shrunk, keep=kept)
     small = masks[0]
     small_dark = masks[1] if dark_floor is not None else None
-    deep = _dark_disc_mask(masks[-1], small, frame.shape, transform, board, background.scale, kinds, config) \
+    scale = float(np.median(transform.mm_per_px(board.corners_mm())))  # mm per image px, the board's median
+    deep = _dark_disc_mask(masks[-1], small, frame.shape, scale / background.scale, kinds, config) \
         if config.dark_disc_circularity > 0 and kinds else None
     mask = background.foreground(frame, config.diff_threshold, small)
     if small_dark is not None and reference is not None:
@@ -426,7 +427,6 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     occluders = []
     hands = None
     hand_masks: list = []
-    scale = float(np.median(transform.mm_per_px(board.corners_mm())))
     big = [k for k in range(1, n_cc) if stats[k][4] / (f * f) * scale * scale > config.hand_area_mm2]
     if big and config.hand_local_scale:
         # measured at the blob's own place too (the board's scale varies across an oblique view: a
@@ -618,10 +618,11 @@ def _arrived_dark(f: np.ndarray, light: np.ndarray, scale: float, reference: np.
     return cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)) if k > 1 else out
 
 
-def _dark_disc_mask(deep_small: np.ndarray, small: np.ndarray, shape: tuple, transform: MatTransform, board,
-                    scale: float, kinds: list, config: DetectConfig) -> np.ndarray | None:
+def _dark_disc_mask(deep_small: np.ndarray, small: np.ndarray, shape: tuple, px: float, kinds: list,
+                    config: DetectConfig) -> np.ndarray | None:
     """The mask with the shadow floor ``dark_disc_floor`` at image size (uint8 0 / 255) for
-    :func:`_dark_discs`, or None when none of its parts at the mask's ``scale`` could be a dark disc
+    :func:`_dark_discs`, or None when none of its parts (``px`` mm per px of the shrunk masks,
+    ``deep_small`` and ``small``) could be a dark disc
     (a part of about a top face's area, four times either way for the board's slant and the spread of
     its scale, of which ``small``, the round pieces' mask, holds at most ``dark_disc_held``): most
     frames have none, and the rest of the search is skipped."""
@@ -630,7 +631,6 @@ def _dark_disc_mask(deep_small: np.ndarray, small: np.ndarray, shape: tuple, tra
     n, labels, stats, _ = cv2.connectedComponentsWithStats(deep_small, connectivity=8)
     if n <= 1:
         return None
-    px = float(np.median(transform.mm_per_px(board.corners_mm()))) / scale  # mm per px of the small mask
     lo = np.pi * (min(k.radius for k in kinds) / px) ** 2 / config.dark_disc_area_ratio / 4.0
     hi = np.pi * (max(k.radius for k in kinds) / px) ** 2 * config.dark_disc_area_ratio * 4.0
     held = np.bincount(labels.ravel(), weights=(small > 0).ravel(), minlength=n)

@@ -86,6 +86,9 @@ class DetectConfig:
     box_sigma_fraction: float = 0.08
     mask_grow_px: float = 0.75
     remainder_open: float = 0.0
+    remainder_fragments: bool = False
+    remainder_apart: float = 1.0
+    remainder_min_fraction: float = 0.5
     merged_smaller: bool = False
     merged_min_px: float = 0.0
     mask_scale: float = 0.5
@@ -315,7 +318,9 @@ class Candidates:
     image px boxes (NaN for the classical path), ``occluders`` (m, 4) image px boxes of hands;
     ``fragment`` (n,) bool: found from a part of the mask too thin for a peak (see :func:`_fragments`;
     None: none is); ``hands``: (H, W) bool masks of the hands' own pixels where pieces touching them
-    were kept (see ``DetectConfig.hand_piece_distance``), left out of the pieces' fits."""
+    were kept (see ``DetectConfig.hand_piece_distance``), left out of the pieces' fits; ``thin`` (n,)
+    bool: a fragment from what the pieces found leave of their part of the mask (see
+    ``DetectConfig.remainder_apart``; None: none is)."""
 
     xy: np.ndarray
     kind: list
@@ -324,6 +329,7 @@ class Candidates:
     occluders: np.ndarray
     fragment: np.ndarray | None = None
     hands: list = field(default_factory=list)
+    thin: np.ndarray | None = None
 
     @classmethod
     def empty(cls, occluders=None) -> "Candidates":
@@ -470,7 +476,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     specks = _specks(small, mask, hands, f, config) if config.speck_min_px > 0 else np.zeros((0, 2))
     s = config.px_per_mm
     heights = sorted({k.height for k in kinds})
-    xy, kind_names, score, frag = [], [], [], []
+    xy, kind_names, score, frag, thin_flags = [], [], [], [], []
     size, origin = search_plane(board, config)
     ox, oy = origin
     taken = []
@@ -490,26 +496,51 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             # parts whose area exceeds the tops found in them by half the smallest top or more
             k = max(1, int(round(config.remainder_open * rmin)))
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
-            r_lo = min(kinds[i].radius for i in group)
+            r_lo, r_hi = min(kinds[i].radius for i in group), max(kinds[i].radius for i in group)
             grows = [config.mask_grow_px * float(g) for g in
                      transform.mm_per_px(np.array([[q[0], q[1]] for q in new]), height)]
-            extra = []
+            extra, thin = [], []
             for cnt in contours:
                 x, y, w, h = cv2.boundingRect(cnt)
                 inside = [(q, g) for q, g in zip(new, grows)
                           if x <= (q[0] - ox) * s < x + w and y <= (q[1] - oy) * s < y + h]
-                if not inside or cv2.contourArea(cnt) - sum(np.pi * ((q[2] + g) * s) ** 2 for q, g in inside) \
-                        < 0.5 * np.pi * (r_lo * s) ** 2:
+                left = cv2.contourArea(cnt) - sum(np.pi * ((q[2] + g) * s) ** 2 for q, g in inside) if inside else 0.0
+                if left < 0.5 * np.pi * (r_lo * s) ** 2:
                     continue
                 x0, y0 = max(x - k - 1, 0), max(y - k - 1, 0)
-                rest = top[y0:y + h + k + 1, x0:x + w + k + 1].copy()
+                crop = top[y0:y + h + k + 1, x0:x + w + k + 1]
+                rest = crop.copy()
                 for q, g in inside:
                     cv2.circle(rest, (int(round((q[0] - ox) * s)) - x0, int(round((q[1] - oy) * s)) - y0),
                                int(round((q[2] + g) * s)), 0, thickness=-1)
                 rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, kernel)
-                if rest.any():
-                    extra += _peaks(rest, transform, height, group, kinds, taken, s, (ox + x0 / s, oy + y0 / s), rmin,
-                                    config)
+                if not rest.any():
+                    continue
+                at = (ox + x0 / s, oy + y0 / s)
+                extra += _peaks(rest, transform, height, group, kinds, taken, s, at, rmin, config)
+                if config.remainder_fragments and config.fragment_min_fraction > 0 and left <= np.pi * (r_hi * s) ** 2:
+                    # a part of the rest too thin for a peak (a ball of the mat's colour shows part of
+                    # itself only) is a weak candidate, as a part of the mask alone is; each piece's
+                    # whole silhouette cleared (its top face and its base carried onto the top's plane,
+                    # the inscribed circle midway: the wall's crescents are no piece). Only where what is
+                    # left is at most one more top face: more is a figure, a cup or an arm
+                    rest = crop.copy()
+                    c = np.array([[q[0], q[1]] for q, _ in inside])
+                    half = 0.5 * (transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c) if height \
+                        else np.zeros_like(c)
+                    for (q, g), d in zip(inside, half):
+                        a, b = ((q[0] - ox - d[0]) * s - x0, (q[1] - oy - d[1]) * s - y0), \
+                            ((q[0] - ox + d[0]) * s - x0, (q[1] - oy + d[1]) * s - y0)
+                        if not np.all(np.isfinite(a + b)):
+                            continue
+                        cv2.line(rest, tuple(int(round(v)) for v in a), tuple(int(round(v)) for v in b), 0,
+                                 thickness=2 * int(round((q[2] + g) * s)) + 1)
+                    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, kernel)
+                    parts, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+                    for fx, fy, b in _fragments(parts, group, kinds, taken, s, at, config,
+                                                config.remainder_min_fraction):
+                        taken.append((fx, fy, kinds[b].radius))
+                        thin.append((fx, fy, kinds[b].radius, b, 0.0))
 
             # kept only beside a piece found (touching it, not on it): what it is looked for; and
             # found from a part of the mask, like a fragment: dropped after the fit where it lies on
@@ -519,7 +550,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 px = p[2] / float(transform.mm_per_px(np.array([[p[0], p[1]]]), height)[0])
                 return px >= config.merged_min_px and all(a >= config.fragment_apart * b for a, b in d) and \
                     any(a <= 1.25 * b for a, b in d)
-            new += [(*p, True) for p in extra if beside(p)]
+            new += [(*p, True) for p in extra if beside(p)] + [(*p, "thin") for p in thin]
         for mx_mm, my_mm, r_kind, best, r, *part in new:
             # the blob is the top face and the base carried onto the top's plane: its inscribed
             # circle sits half the parallax from the top face's centre, towards the base
@@ -529,6 +560,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             kind_names.append(kinds[best].name)
             score.append(config.fragment_score if part else min(1.0, r / kinds[best].radius))
             frag.append(bool(part))
+            thin_flags.append(part == ["thin"])
         # weak candidates (the refinement fits or drops them): the mask's parts too thin for a peak,
         # then the dark discs that pass for shadow
         weak = [lambda: _fragments(contours, group, kinds, taken, s, origin, config)] \
@@ -545,6 +577,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 kind_names.append(kinds[best].name)
                 score.append(config.fragment_score)
                 frag.append(True)
+                thin_flags.append(False)
         if len(specks):
             best = min(group, key=lambda i: kinds[i].radius)
             on_top = transform.image_to_mat(specks, height)
@@ -559,10 +592,11 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 kind_names.append(kinds[best].name)
                 score.append(config.fragment_score)
                 frag.append(True)
+                thin_flags.append(False)
     n = len(xy)
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool),
-                      hand_masks)
+                      hand_masks, np.array(thin_flags, dtype=bool))
 
 
 def _peaks(top: np.ndarray, transform: MatTransform, height: float, group: list, kinds: list, taken: list, s: float,
@@ -682,12 +716,12 @@ def _dark_discs(dtop: np.ndarray, top: np.ndarray, group: list, kinds: list, tak
 
 
 def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin: tuple,
-               config: DetectConfig) -> list:
+               config: DetectConfig, min_fraction: float | None = None) -> list:
     """Parts of the rectified mask (one height's plane, ``s`` px per mm, pixel (0, 0) at mat mm
     ``origin``; ``contours`` its parts' outer outlines, as ``cv2.findContours`` gives them) too thin
     for a peak: a piece whose colour is close to the mat's leaves only its rim, its wall or its print
     in the difference. Each part that holds no piece found (``taken``: (x, y, radius) mat mm) and whose
-    area lies between ``fragment_min_fraction`` of the smallest top face of ``group`` (indices into
+    area lies between ``fragment_min_fraction`` (or ``min_fraction``) of the smallest top face of ``group`` (indices into
     ``kinds``) and the largest top face is a candidate at its centroid, of the smallest kind (the
     refinement picks the size among it and the larger ones, and drops what no cylinder explains).
     Returns [(x, y, kind index)] in mat mm."""
@@ -695,7 +729,7 @@ def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin
 
     r_lo = min(kinds[i].radius for i in group)
     r_hi = max(kinds[i].radius for i in group)
-    a_lo = config.fragment_min_fraction * np.pi * (r_lo * s) ** 2
+    a_lo = (config.fragment_min_fraction if min_fraction is None else min_fraction) * np.pi * (r_lo * s) ** 2
     a_hi = np.pi * (r_hi * s) ** 2
     ox, oy = origin
     best = min(group, key=lambda i: kinds[i].radius)
@@ -813,16 +847,18 @@ def _specks(small: np.ndarray, mask: np.ndarray, hands: np.ndarray | None, f: fl
     return (np.asarray([cents[k] for k in sel], float).reshape(-1, 2) + 0.5) / f - 0.5
 
 
-def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.ndarray, gap: float) -> np.ndarray:
+def _apart(xy: np.ndarray, radius: np.ndarray, keep: np.ndarray, fragment: np.ndarray, gap) -> np.ndarray:
     """(n,) bool: False for a piece found from a mask fragment whose place (``xy`` (n, 2) mat mm,
-    ``radius`` (n,) mm) overlaps that of a piece kept (``keep``) closer than ``gap`` × the sum of their
-    radii: pieces lie side by side, so it is a part of that piece (its print or its shadow) or the same
-    piece again. Pieces found from a peak come first, then the fragments, the larger first (two parts
-    of one piece, its rim broken in two, are that piece: the larger fit covers both)."""
+    ``radius`` (n,) mm) overlaps that of a piece kept (``keep``) closer than ``gap`` (a number, or
+    (n,) one per piece) × the sum of their radii: pieces lie side by side, so it is a part of that
+    piece (its print or its shadow) or the same piece again. Pieces found from a peak come first, then
+    the fragments, the larger first (two parts of one piece, its rim broken in two, are that piece:
+    the larger fit covers both)."""
     out = np.ones(len(xy), bool)
+    gap = np.broadcast_to(np.asarray(gap, float), (len(xy),))
     kept = [j for j in range(len(xy)) if keep[j] and not fragment[j]]
     for i in sorted(np.nonzero(fragment & keep)[0], key=lambda i: -radius[i]):
-        if any(np.hypot(*(xy[i] - xy[j])) < gap * (radius[i] + radius[j]) for j in kept):
+        if any(np.hypot(*(xy[i] - xy[j])) < gap[i] * (radius[i] + radius[j]) for j in kept):
             out[i] = False
         else:
             kept.append(i)
@@ -966,7 +1002,8 @@ def _merge(classical: Candidates, yolo: Candidates, kinds: dict, kind_conf: floa
                       [ckind[j] for j in mine] + [yolo.kind[i] for i in keep],
                       np.concatenate([classical.score[mine], yolo.score[keep]]),
                       np.vstack([classical.xyxy[mine], yolo.xyxy[keep]]), np.vstack([classical.occluders, yolo.occluders]),
-                      np.concatenate([frag[mine], np.zeros(len(keep), bool)]), classical.hands)
+                      np.concatenate([frag[mine], np.zeros(len(keep), bool)]), classical.hands,
+                      None if classical.thin is None else np.concatenate([classical.thin[mine], np.zeros(len(keep), bool)]))
 
 
 class Detector:
@@ -1950,7 +1987,9 @@ class Detector:
             sigma[idx] = np.where(np.isfinite(s), s, 5.0)
             conf[idx] = conf[idx] * np.where(good, 1.0, 0.5)
         if cand.fragment is not None and cand.fragment.any():
-            keep &= _apart(xy, radius, keep, cand.fragment, self.config.fragment_apart)
+            gap = self.config.fragment_apart if cand.thin is None else \
+                np.where(cand.thin, self.config.remainder_apart, self.config.fragment_apart)
+            keep &= _apart(xy, radius, keep, cand.fragment, gap)
         if self.config.max_sigma_radius > 0:  # placed less surely than its own size: no place at all
             keep &= ~(rnd & (sigma > self.config.max_sigma_radius * radius))
         obs = Observation(xy=xy, radius=radius, height=height, kind=list(cand.kind), confidence=conf, sigma=sigma,

@@ -550,7 +550,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                 px = p[2] / float(transform.mm_per_px(np.array([[p[0], p[1]]]), height)[0])
                 return px >= config.merged_min_px and all(a >= config.fragment_apart * b for a, b in d) and \
                     any(a <= 1.25 * b for a, b in d)
-            new += [(*p, True) for p in extra if beside(p)] + [(*p, "thin") for p in thin]
+            new += [(*p, True) for p in extra if beside(p)] + [(*p, "thin") for p in thin]  # ("thin": remainder_apart)
         for mx_mm, my_mm, r_kind, best, r, *part in new:
             # the blob is the top face and the base carried onto the top's plane: its inscribed
             # circle sits half the parallax from the top face's centre, towards the base
@@ -721,9 +721,10 @@ def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin
     ``origin``; ``contours`` its parts' outer outlines, as ``cv2.findContours`` gives them) too thin
     for a peak: a piece whose colour is close to the mat's leaves only its rim, its wall or its print
     in the difference. Each part that holds no piece found (``taken``: (x, y, radius) mat mm) and whose
-    area lies between ``fragment_min_fraction`` (or ``min_fraction``) of the smallest top face of ``group`` (indices into
-    ``kinds``) and the largest top face is a candidate at its centroid, of the smallest kind (the
-    refinement picks the size among it and the larger ones, and drops what no cylinder explains).
+    area lies between ``fragment_min_fraction`` (``min_fraction`` where given) of the smallest top
+    face of ``group`` (indices into ``kinds``) and the largest top face is a candidate at its
+    centroid, of the smallest kind (the refinement picks the size among it and the larger ones, and
+    drops what no cylinder explains).
     Returns [(x, y, kind index)] in mat mm."""
     import cv2
 

@@ -29,7 +29,7 @@ def _nearest(obs, xy, kind=None) -> float:
 
 @pytest.mark.parametrize("seed,index", [(5, 26), (6, 26)])
 def test_a_ball_of_the_mats_colour_beside_a_disc_is_found(seed, index):
-    # (an orange ball on a brown mat, 5 mm from a medium disc; one 8 mm from a small disc)
+    # (an orange ball on a brown mat, 4 mm from a medium disc; one 7 mm from a small disc)
     cfg = DetectConfig.load()
     assert cfg.remainder_fragments
     truth, obs = _finds(seed, index, cfg)

@@ -526,9 +526,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
                     # left is at most one more top face: more is a figure, a cup or an arm
                     rest = crop.copy()
                     c = np.array([[q[0], q[1]] for q, _ in inside])
-                    half = 0.5 * (transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c) if height \
-                        else np.zeros_like(c)
-                    for (q, g), d in zip(inside, half):
+                    for (q, g), d in zip(inside, 0.5 * _parallax(transform, c, height)):
                         a, b = ((q[0] - ox - d[0]) * s - x0, (q[1] - oy - d[1]) * s - y0), \
                             ((q[0] - ox + d[0]) * s - x0, (q[1] - oy + d[1]) * s - y0)
                         if not np.all(np.isfinite(a + b)):
@@ -555,8 +553,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             # the blob is the top face and the base carried onto the top's plane: its inscribed
             # circle sits half the parallax from the top face's centre, towards the base
             c = np.array([[mx_mm, my_mm]])
-            shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
-            xy.append(tuple((c - 0.5 * shift)[0]))
+            xy.append(tuple((c - 0.5 * _parallax(transform, c, height))[0]))
             kind_names.append(kinds[best].name)
             score.append(config.fragment_score if part else min(1.0, r / kinds[best].radius))
             frag.append(bool(part))
@@ -572,8 +569,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             for fx, fy, best in source():
                 taken.append((fx, fy, kinds[best].radius))
                 c = np.array([[fx, fy]])
-                shift = transform.image_to_mat(transform.mat_to_image(c, 0.0), height) - c if height else 0.0
-                xy.append(tuple((c - 0.5 * shift)[0]))
+                xy.append(tuple((c - 0.5 * _parallax(transform, c, height))[0]))
                 kind_names.append(kinds[best].name)
                 score.append(config.fragment_score)
                 frag.append(True)
@@ -581,8 +577,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         if len(specks):
             best = min(group, key=lambda i: kinds[i].radius)
             on_top = transform.image_to_mat(specks, height)
-            shift = transform.image_to_mat(transform.mat_to_image(on_top, 0.0), height) - on_top if height else 0.0
-            for c, base in zip(on_top, on_top - 0.5 * shift):
+            for c, base in zip(on_top, on_top - 0.5 * _parallax(transform, on_top, height)):
                 if not np.all(np.isfinite(c)) or not (ox <= c[0] <= ox + size[0] / s and oy <= c[1] <= oy + size[1] / s):
                     continue
                 if any((c[0] - tx) ** 2 + (c[1] - ty) ** 2 < tr ** 2 for tx, ty, tr in taken):
@@ -597,6 +592,15 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     return Candidates(np.array(xy, dtype=float).reshape(-1, 2), kind_names, np.array(score, dtype=float),
                       np.full((n, 4), np.nan), np.asarray(occluders, dtype=float).reshape(-1, 4), np.array(frag, dtype=bool),
                       hand_masks, np.array(thin_flags, dtype=bool))
+
+
+def _parallax(transform: MatTransform, xy: np.ndarray, height: float) -> np.ndarray:
+    """(n, 2) mm: where the mat points ``xy`` (n, 2) appear on the plane ``height`` mm above the mat
+    (the same image px), less ``xy``: a piece's base carried onto its top's plane lies this far from
+    its top face. Zeros at height 0."""
+    if not height:
+        return np.zeros_like(xy, dtype=float)
+    return transform.image_to_mat(transform.mat_to_image(xy, 0.0), height) - xy
 
 
 def _peaks(top: np.ndarray, transform: MatTransform, height: float, group: list, kinds: list, taken: list, s: float,

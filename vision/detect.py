@@ -92,6 +92,8 @@ class DetectConfig:
     merged_smaller: bool = False
     merged_min_px: float = 0.0
     mask_scale: float = 0.5
+    mask_detail_mm: float = 0.0
+    mask_detail_held: float = 0.6
     hybrid_kind_conf: float = 0.6
     reuse_mm: float = 3.0
     reuse_level: float = 2.0
@@ -192,6 +194,30 @@ class Background:
         self.small = self._shrink(image)
         self._b = self.small.astype(np.float32) + 1.0
         self._inv_bb = 1.0 / (self._b * self._b).sum(axis=2)
+        self.detail_held = None  # see set_detail
+
+    def set_detail(self, box, held: float = 0.6) -> None:
+        """Take the difference pixel by pixel too (:meth:`_detail`), in ``box`` (x0, y0, x1, y1) image
+        px, widened to whole cells of the shrink (None: not at all): a part of it the plain
+        difference holds less than ``held`` of is added to the round pieces' mask."""
+        self.detail_held = None
+        if box is None or self.scale == 1.0:
+            return
+        h, w = self.shape[:2]
+        step = max(1, int(round(1.0 / self.scale)))
+        x0, y0 = (max(0, int(np.floor(v)) - 4 * step) for v in box[:2])
+        x1, y1 = min(w, int(np.ceil(box[2])) + 4 * step), min(h, int(np.ceil(box[3])) + 4 * step)
+        # whole cells: the crop's shrink lines up with the frame's
+        x0, y0 = x0 - x0 % step, y0 - y0 % step
+        x1, y1 = min(w, x1 + (x0 - x1) % step), min(h, y1 + (y0 - y1) % step)
+        if x1 <= x0 or y1 <= y0:
+            return
+        self.detail_held = held
+        self._roi = (x0, y0, x1, y1)
+        b = self.raw[y0:y1, x0:x1].astype(np.float32) + 1.0
+        self._b_full = b
+        self._bb_full = (b * b).sum(axis=2)
+        self._inv_bb_full = 1.0 / self._bb_full
 
     def _shrink(self, image: np.ndarray) -> np.ndarray:
         """The image at ``scale`` (area average), then blurred by ``blur_px`` full-size px."""
@@ -241,6 +267,7 @@ class Background:
         lift = np.maximum(np.maximum(up[..., 0], up[..., 1]), up[..., 2]) if up.shape[2] == 3 else up.max(axis=2)
         lift *= self.lift_gain
         out = []
+        detail = self._detail(frame, floors[0]) if self.detail_held is not None else None
         for floor in floors:
             if out and floor >= floors[0]:
                 # a higher floor changes the scale only where the light is under it: the first mask
@@ -259,7 +286,40 @@ class Background:
             d = f - k * self._b
             diff = np.maximum(np.sqrt(np.einsum("ijk,ijk->ij", d, d)), lift)
             _, mask = cv2.threshold(np.clip(diff, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
+            if detail is not None and not out:
+                # only the parts the plain difference holds little of are added: where it holds a piece
+                # already, the pixel-wise difference's wider reach would join it to its neighbours
+                _, more = cv2.threshold(np.clip(detail, 0, 255).astype(np.uint8), threshold, 255, cv2.THRESH_BINARY)
+                n, lab = cv2.connectedComponents(more, connectivity=8)
+                if n > 1:
+                    area = np.bincount(lab.ravel(), minlength=n)
+                    held = np.bincount(lab[mask > 0], minlength=n)
+                    add = held < self.detail_held * area
+                    add[0] = False
+                    mask[add[lab]] = 255
             out.append(mask)
+        return out
+
+    def _detail(self, frame: np.ndarray, floor: float) -> np.ndarray:
+        """The shadow-discounted colour distance taken pixel by pixel at full size, then shrunk as
+        :meth:`_shrink` shrinks the frame (zero outside the box of :meth:`set_detail`): a piece whose
+        print is finer than the shrink (a pale face in a dark rim, far from the camera) averages to
+        about the mat's colour, but its distances do not."""
+        import cv2
+
+        x0, y0, x1, y1 = self._roi
+        f = frame[y0:y1, x0:x1].astype(np.float32)
+        ones = np.ones((1, 3), np.float32)
+        # |f - k b|² = f·f - 2 k f·b + k² b·b, k the brightness ratio f·b / b·b clipped to the floor
+        ff = cv2.transform(f * f, ones)
+        fb = cv2.transform(f * self._b_full, ones)
+        k = np.clip(fb * self._inv_bb_full, floor, 1.15)
+        d2 = ff - k * (2.0 * fb - k * self._bb_full)
+        dist = cv2.sqrt(np.maximum(d2, 0.0))
+        out = np.zeros(self.small.shape[:2], np.float32)
+        sx0, sy0 = int(round(x0 * self.scale)), int(round(y0 * self.scale))
+        part = self._shrink(dist)
+        out[sy0:sy0 + part.shape[0], sx0:sx0 + part.shape[1]] = part[:out.shape[0] - sy0, :out.shape[1] - sx0]
         return out
 
     def texture_small(self, frame: np.ndarray, threshold: float, floor: float, low: float, residual: float,
@@ -1055,6 +1115,18 @@ class Detector:
                            if p.shape == "card" and len(p.size) == 2}
         self.background = Background(background, self.config.blur_px, scale=self.config.mask_scale) \
             if background is not None else None
+        if self.background is not None and self.config.mask_detail_mm > 0 and self.kinds:
+            # far from the camera a piece's print is finer than the mask's cells: the difference is
+            # taken pixel by pixel too, over the searched planes' part of the image
+            mm_px = float(np.median(transform.mm_per_px(board.corners_mm())))
+            if mm_px / self.config.mask_scale >= self.config.mask_detail_mm:
+                size, (ox, oy) = search_plane(board, self.config)
+                w, h = size[0] / self.config.px_per_mm, size[1] / self.config.px_per_mm
+                corners = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], float)
+                top = max(k.height for k in self.kinds.values())  # (a figure's mask reaches its top)
+                px = np.vstack([transform.project_3d(np.column_stack([corners, np.full(4, -z)])) for z in (0.0, top)])
+                if np.all(np.isfinite(px)):
+                    self.background.set_detail((*px.min(axis=0), *px.max(axis=0)), self.config.mask_detail_held)
         self.detector = None
         # auto with the empty mat, no detector given and the non-round classifier there: classical (see below)
         auto_classical = method == "auto" and model is None and self.background is not None and blobs is not False \

@@ -415,6 +415,11 @@ def plane_maps(transform: MatTransform, height_mm: float, size: tuple, px_per_mm
     return maps
 
 
+def board_scale(transform: MatTransform, board) -> float:
+    """mm per image px, the median over the board's corners."""
+    return float(np.median(transform.mm_per_px(board.corners_mm())))
+
+
 def search_plane(board, config: "DetectConfig") -> tuple[tuple, tuple]:
     """The part of each height's plane searched for round pieces: the mat and ``edge_margin_mm``
     around it (a piece that slid off the edge still lies in view). Returns ``size`` (w, h) in px at
@@ -470,7 +475,7 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     masks = background.foreground_small_floors(frame, config.diff_threshold, floors, shrunk, keep=kept)
     small = masks[0]
     small_dark = masks[1] if dark_floor is not None else None
-    scale = float(np.median(transform.mm_per_px(board.corners_mm())))  # mm per image px, the board's median
+    scale = board_scale(transform, board)  # mm per image px
     deep = _dark_disc_mask(masks[-1], small, frame.shape, scale / background.scale, kinds, config) \
         if config.dark_disc_circularity > 0 and kinds else None
     mask = background.foreground(frame, config.diff_threshold, small)
@@ -1118,8 +1123,7 @@ class Detector:
         if self.background is not None and self.config.mask_detail_mm > 0 and self.kinds:
             # far from the camera a piece's print is finer than the mask's cells: the difference is
             # taken pixel by pixel too, over the searched planes' part of the image
-            mm_px = float(np.median(transform.mm_per_px(board.corners_mm())))
-            if mm_px / self.config.mask_scale >= self.config.mask_detail_mm:
+            if board_scale(transform, board) / self.config.mask_scale >= self.config.mask_detail_mm:
                 size, (ox, oy) = search_plane(board, self.config)
                 w, h = size[0] / self.config.px_per_mm, size[1] / self.config.px_per_mm
                 corners = np.array([[ox, oy], [ox + w, oy], [ox + w, oy + h], [ox, oy + h]], float)
@@ -1607,7 +1611,7 @@ class Detector:
         removed = cv2.morphologyEx(np.where((plain > 0) & (cv2.resize(dark, (w, h), interpolation=cv2.INTER_NEAREST) == 0),
                                             255, 0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         if removed.any():
-            scale = float(np.median(self.transform.mm_per_px(self.board.corners_mm())))
+            scale = board_scale(self.transform, self.board)
             r = max(1, int(round(bg.scale * self.config.hand_margin_mm / scale)))
             extra[cv2.dilate(removed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0] = 0
         if not extra.any():

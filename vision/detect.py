@@ -116,6 +116,9 @@ class DetectConfig:
     kind_counts: bool = False
     figure_refit_mm: float = 0.0
     max_sigma_radius: float = 0.0
+    radius_slack_px: float = 0.0
+    radius_slack_max: float = 1.0
+    stack_smallest: bool = False
     speck_min_px: int = 0
     size_veto: float = 0.0
     size_pick: float = 0.1
@@ -957,13 +960,14 @@ def _with_pieces(obs: Observation, xy, radius, height, kind: list, confidence, s
                        frame_index=obs.frame_index, timestamp=obs.timestamp)
 
 
-def _overlap(a, ra: float, b, rb: float, gap: float) -> bool:
+def _overlap(a, ra: float, b, rb: float, gap: float, stack_max: float = np.inf) -> bool:
     """Whether round pieces at ``a`` and ``b`` (mat mm, radii ``ra``, ``rb``) overlap more than two
     lying pieces can: centres closer than ``gap`` × the sum of their radii, unless the smaller lies
-    wholly within the larger's top (the ball standing on a disc: pieces stack)."""
+    wholly within the larger's top and is no larger than ``stack_max`` (the ball standing on a disc:
+    pieces stack)."""
     d = float(np.hypot(*(np.asarray(a, float) - np.asarray(b, float))))
     small, big = sorted((float(ra), float(rb)))
-    return d < gap * (ra + rb) and not (small < big and d + small <= big)
+    return d < gap * (ra + rb) and not (small < big and small <= stack_max + 1e-6 and d + small <= big)
 
 
 def _surest_first(sigma, confidence=None) -> np.ndarray:
@@ -975,18 +979,19 @@ def _surest_first(sigma, confidence=None) -> np.ndarray:
 
 
 def _lying_apart(xy: np.ndarray, radius: np.ndarray, sigma: np.ndarray, gap: float, better=None,
-                 confidence=None) -> np.ndarray:
+                 confidence=None, stack_max: float = np.inf) -> np.ndarray:
     """(n,) bool: False for a round piece whose place (``xy`` (n, 2) mat mm, ``radius`` (n,) mm)
     overlaps another's by more than two lying pieces can (centres closer than ``gap`` × the sum of
     their radii): one piece found twice, or a part of it (its wall, its shadow) fitted as a piece of
     its own. Of the two, the one ``better(i, j)`` says explains the frame better stays (without it,
     the smaller ``sigma``, then the higher ``confidence``). A smaller piece wholly within a larger
-    one's top (the ball standing on a disc) is no overlap: pieces stack."""
+    one's top (the ball standing on a disc) is no overlap where its radius is at most ``stack_max``:
+    pieces stack."""
     n = len(xy)
     out = np.ones(n, bool)
     kept: list[int] = []
     for i in _surest_first(sigma, confidence):
-        clash = [j for j in kept if _overlap(xy[i], radius[i], xy[j], radius[j], gap)]
+        clash = [j for j in kept if _overlap(xy[i], radius[i], xy[j], radius[j], gap, stack_max)]
         if clash and not all(better is not None and better(i, j) for j in clash):
             out[i] = False
             continue
@@ -1733,12 +1738,17 @@ class Detector:
             i, j = idx[a], idx[b]
             if bg is None or obs.height[i] != obs.height[j]:
                 return False
+            small, big = sorted((float(obs.radius[i]), float(obs.radius[j])))
+            if np.hypot(*(obs.xy[i] - obs.xy[j])) + small <= big:
+                # (one inside the other's top, not stacked: one piece found twice at two sizes, which
+                # the cylinders' scores at one blur tell apart worse than the fits' σ: the surer stays)
+                return False
             _, sc = radius_choice(frame, bg, self.transform, obs.xy[[i, j]], obs.radius[[i, j]], float(obs.height[i]),
                                   self.config.refine)
             return bool(sc[0] < sc[1])
 
         ok = _lying_apart(obs.xy[idx], obs.radius[idx], obs.sigma[idx], gap, better,
-                          confidence=None if cylinders else obs.confidence[idx])
+                          confidence=None if cylinders else obs.confidence[idx], stack_max=self._stack_max(names))
         if ok.all():
             return obs
         keep = np.ones(len(obs), bool)
@@ -1747,6 +1757,14 @@ class Detector:
         if refit and bg is not None:
             out = self._refit_smaller(frame, out, obs, idx[~ok], names)
         return out
+
+    def _stack_max(self, names: set) -> float:
+        """The largest radius of a round piece of the kinds ``names`` that can stand on another: with
+        ``stack_smallest`` only the smallest size (the ball, a tail or a token on a dinosaur; an egg on
+        a shelter); a disc on a disc is no state of the game, but one disc found twice at two sizes,
+        one inside the other, looked like it."""
+        sizes = [k.radius for k in self.round if k.name in names]
+        return min(sizes) if self.config.stack_smallest and sizes else np.inf
 
     def _apart_figures(self, frame, obs: Observation) -> Observation:
         """``obs`` less the figures (racers, the toucan, the hunter) whose bases overlap another
@@ -1799,7 +1817,8 @@ class Detector:
             r = kind.radius
             if cfg.max_sigma_radius > 0 and sig > cfg.max_sigma_radius * r:
                 continue
-            if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart)
+            if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart,
+                                                      self._stack_max(names))
                    for j in range(len(kept))):
                 continue
             kept = _with_pieces(kept, c, [r], [h], [kind.name], [float(obs.confidence[i])], [sig])
@@ -2046,11 +2065,16 @@ class Detector:
                 radius = np.array([k.radius for k in kinds])
                 cand.kind = names
                 # not a round piece of this game at all (a figure, a card, a shadow): drop it
-                off = np.array([abs(kinds[i].radius - res.radius[j]) > 0.3 * kinds[i].radius for j, i in enumerate(idx)])
+                # (far back a px is a good part of a small piece's radius: a candidate from a peak, not a
+                # fragment, may be off by radius_slack_px image px as well)
+                frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
+                slack = np.where(frag[idx], 0.0, self.config.radius_slack_px * self.transform.mm_per_px(xy[idx]))
+                off = np.array([abs(kinds[i].radius - res.radius[j]) >
+                                max(0.3 * kinds[i].radius, min(slack[j], self.config.radius_slack_max * kinds[i].radius))
+                                for j, i in enumerate(idx)])
                 keep[idx[off | ~res.ok]] = False
                 # (the candidates from a peak, for a second fit beside the figures found:
                 # :meth:`_refit_beside_figures`; a fragment beside a figure is mostly the figure's own)
-                frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
                 self._unfit = [(cand.xy[i].copy(), [k.radius for k in choices[j]], float(height[i]), float(conf[i]))
                                for j, i in enumerate(idx) if (off[j] or not res.ok[j]) and not frag[i]]
             good = res.ok & np.isfinite(res.xy).all(axis=1)

@@ -98,3 +98,18 @@ def test_the_framed_view_takes_no_detail(seed, index):
     fr = next(bench_frames(1, "framed", seed, start=index))
     det = Detector(fr.board, fr.transform, specs=load_specs(), background=fr.empty, method="classical")
     assert det.background.detail_held is None
+
+
+def test_a_small_disc_far_off_may_fit_a_px_smaller():
+    # wide tuning frame 26 of seed 4 (over 5 mm an image px there): a small disc whose top fits 8 mm
+    # across less than its own (a px of blur at its rim). A fit more than 0.3 of its radius off was
+    # dropped as no round piece; a candidate from a peak may be radius_slack_px image px off too
+    cfg = DetectConfig.load()
+    assert cfg.radius_slack_px > 0
+    fr, det, obs = _wide(4, 26, cfg)
+    disc = next(t for t in fr.truth if t["id"] == "away:1")
+    assert det.transform.mm_per_px([disc["xy"]])[0] > 4.0
+    i = int(np.argmin(np.hypot(*(obs.xy - disc["xy"]).T)))
+    assert np.hypot(*(obs.xy[i] - disc["xy"])) < 6.0 and obs.kind[i] == "disc-small"
+    _, _, strict = _wide(4, 26, replace(cfg, radius_slack_px=0.0))
+    assert _nearest(strict, disc["xy"]) > 6.0

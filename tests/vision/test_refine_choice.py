@@ -138,16 +138,17 @@ def test_small_pieces_are_fitted_at_the_blur_of_the_larger_ones():
     assert np.all(np.linalg.norm(res.xy - xy, axis=1) < 1.0), res.xy - xy
 
 
-def _bench_kinds(seed, index, view, refine_changes=None):
+def _bench_kinds(seed, index, view, refine_changes=None, **changes):
     """Frame ``index`` of the vision bench (``seed``, ``view``): its truth by id and what a classical
-    detector (round pieces only, the refine config changed by ``refine_changes``) finds in it."""
+    detector (round pieces only, the refine config changed by ``refine_changes``, the detect config
+    by ``changes``) finds in it."""
     import dataclasses
 
     from vision.bench import bench_frames
     from vision.detect import DetectConfig, Detector
 
     fr = next(bench_frames(1, view, seed, start=index))
-    config = DetectConfig.load()
+    config = dataclasses.replace(DetectConfig.load(), **changes)
     if refine_changes:
         config = dataclasses.replace(config, refine=dataclasses.replace(config.refine, **refine_changes))
     det = Detector(fr.board, fr.transform, background=fr.empty, config=config, method="classical", attributes=False)
@@ -162,7 +163,9 @@ def _kind_at(obs, xy, gate=6.0):
 def test_each_size_is_scored_at_its_best_blur_among_sharp_and_soft():
     # seed 3 frame 20 of the vision bench (wide, about 2.5 mm/px): the ball and a medium disc lie
     # in a sharp part of the frame; scored at a blur of 1.1 px only, the ball's outline (blurred
-    # more than it is) lost to a small disc's and the medium's to a large disc's
-    truth, obs = _bench_kinds(3, 20, "wide")
+    # more than it is) lost to a small disc's and the medium's to a large disc's. (The medium disc is
+    # also found twice as a large one, 3 and 6 mm off; with a disc inside a disc taken for one piece
+    # found twice, the cylinders' comparison keeps a large one: not the fit this test is about)
+    truth, obs = _bench_kinds(3, 20, "wide", stack_smallest=False)
     assert _kind_at(obs, truth["ball"]["xy"]) == "ball"
     assert _kind_at(obs, truth["away:3"]["xy"], 0.6 * 19.0) == "disc-medium"

@@ -967,7 +967,13 @@ def _overlap(a, ra: float, b, rb: float, gap: float, stack_max: float = np.inf) 
     pieces stack)."""
     d = float(np.hypot(*(np.asarray(a, float) - np.asarray(b, float))))
     small, big = sorted((float(ra), float(rb)))
-    return d < gap * (ra + rb) and not (small < big and small <= stack_max + 1e-6 and d + small <= big)
+    return d < gap * (ra + rb) and not (small < big and small <= stack_max + 1e-6 and _inside(a, ra, b, rb))
+
+
+def _inside(a, ra: float, b, rb: float) -> bool:
+    """Whether the smaller of the round pieces at ``a`` and ``b`` (mat mm, radii ``ra``, ``rb``) lies
+    wholly within the larger's top."""
+    return float(np.hypot(*(np.asarray(a, float) - np.asarray(b, float)))) + min(ra, rb) <= max(ra, rb)
 
 
 def _surest_first(sigma, confidence=None) -> np.ndarray:
@@ -1738,8 +1744,7 @@ class Detector:
             i, j = idx[a], idx[b]
             if bg is None or obs.height[i] != obs.height[j]:
                 return False
-            small, big = sorted((float(obs.radius[i]), float(obs.radius[j])))
-            if np.hypot(*(obs.xy[i] - obs.xy[j])) + small <= big:
+            if _inside(obs.xy[i], float(obs.radius[i]), obs.xy[j], float(obs.radius[j])):
                 # (one inside the other's top, not stacked: one piece found twice at two sizes, which
                 # the cylinders' scores at one blur tell apart worse than the fits' σ: the surer stays)
                 return False
@@ -1803,6 +1808,7 @@ class Detector:
         explains best; fitted so, it overlapped a disc and was dropped."""
         T, cfg = self.transform, self.config
         rough = getattr(self, "_rough", {})
+        stack_max = self._stack_max(names)
         for i in lost:
             h, r0 = float(obs.height[i]), float(obs.radius[i])
             sizes = sorted({k.radius for k in self.round if k.height == h and k.radius < r0 - 1e-6})
@@ -1817,8 +1823,7 @@ class Detector:
             r = kind.radius
             if cfg.max_sigma_radius > 0 and sig > cfg.max_sigma_radius * r:
                 continue
-            if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart,
-                                                      self._stack_max(names))
+            if any(kept.kind[j] in names and _overlap(c, r, kept.xy[j], kept.radius[j], cfg.lying_apart, stack_max)
                    for j in range(len(kept))):
                 continue
             kept = _with_pieces(kept, c, [r], [h], [kind.name], [float(obs.confidence[i])], [sig])

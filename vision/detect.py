@@ -2074,9 +2074,8 @@ class Detector:
                 # fragment, may be off by radius_slack_px image px as well)
                 frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
                 slack = np.where(frag[idx], 0.0, self.config.radius_slack_px * self.transform.mm_per_px(xy[idx]))
-                off = np.array([abs(kinds[i].radius - res.radius[j]) >
-                                max(0.3 * kinds[i].radius, min(slack[j], self.config.radius_slack_max * kinds[i].radius))
-                                for j, i in enumerate(idx)])
+                off = np.abs(radius[idx] - res.radius) > \
+                    np.maximum(0.3 * radius[idx], np.minimum(slack, self.config.radius_slack_max * radius[idx]))
                 keep[idx[off | ~res.ok]] = False
                 # (the candidates from a peak, for a second fit beside the figures found:
                 # :meth:`_refit_beside_figures`; a fragment beside a figure is mostly the figure's own)

@@ -1880,17 +1880,28 @@ class Detector:
                             self.config.refine, background=self.background.raw, radius_choices=[list(radii)],
                             exclude=list(self.static) + list(exclude))
 
+    def _size_off(self, radius: np.ndarray, fitted: np.ndarray, xy: np.ndarray, peak: np.ndarray) -> np.ndarray:
+        """(n,) whether each round fit's radius ``fitted`` (mm) is too far off its size's ``radius``
+        to be that piece or any: by more than 0.3 of it, or, for a candidate from a peak of the mask
+        (``peak``, not a fragment) or a piece fitted again, by more than ``radius_slack_px`` image px
+        at its place ``xy`` (n, 2) mat mm, never more than ``radius_slack_max`` of it (far back a px of
+        blur at the rim is a good part of a small piece's radius)."""
+        cfg = self.config
+        slack = np.where(peak, cfg.radius_slack_px * self.transform.mm_per_px(xy), 0.0)
+        return np.abs(radius - fitted) > np.maximum(0.3 * radius, np.minimum(slack, cfg.radius_slack_max * radius))
+
     def _refit_taken(self, fit, radii: list, h: float, default: int):
         """(place (2,) mat mm, σ mm, kind) of a piece fitted again (``fit``, one piece, a
         :class:`vision.refine.Refined`) at the sizes ``radii`` (mm) of height ``h``, the one its fit
-        chose (``default`` when none), or None where the fit is unsound: as the first fits, an
-        outline grown or shrunk by more than 0.3 of the size is not a piece of it. Its σ is grown by
-        how far the fitted outline is from the size's, in quadrature (a contested place)."""
+        chose (``default`` when none), or None where the fit is unsound: an outline grown or
+        shrunk too far from the size's is not a piece of it (:meth:`_size_off`, as the first fits, a
+        second look counting as a peak's). Its σ is grown by how far the fitted outline is from the
+        size's, in quadrature (a contested place)."""
         c, sig = fit.xy[0].copy(), float(fit.sigma[0])
         pick = int(fit.choice[0]) if fit.choice is not None else default
         r = radii[pick] if 0 <= pick < len(radii) else np.nan
         if not (fit.ok[0] and np.all(np.isfinite(c)) and np.isfinite(sig) and np.isfinite(r)) or \
-                abs(float(fit.radius[0]) - r) > 0.3 * r:
+                self._size_off(np.array([r]), fit.radius[:1], c[None], np.ones(1, bool))[0]:
             return None
         sig = float(np.hypot(sig, float(fit.radius[0]) - r))
         return c, sig, next(k for k in self.round if k.height == h and abs(k.radius - r) < 1e-6)
@@ -2073,9 +2084,7 @@ class Detector:
                 # (far back a px is a good part of a small piece's radius: a candidate from a peak, not a
                 # fragment, may be off by radius_slack_px image px as well)
                 frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
-                slack = np.where(frag[idx], 0.0, self.config.radius_slack_px * self.transform.mm_per_px(xy[idx]))
-                off = np.abs(radius[idx] - res.radius) > \
-                    np.maximum(0.3 * radius[idx], np.minimum(slack, self.config.radius_slack_max * radius[idx]))
+                off = self._size_off(radius[idx], res.radius, xy[idx], ~frag[idx])
                 keep[idx[off | ~res.ok]] = False
                 # (the candidates from a peak, for a second fit beside the figures found:
                 # :meth:`_refit_beside_figures`; a fragment beside a figure is mostly the figure's own)

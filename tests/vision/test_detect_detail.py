@@ -113,3 +113,32 @@ def test_a_small_disc_far_off_may_fit_a_px_smaller():
     assert np.hypot(*(obs.xy[i] - disc["xy"])) < 6.0 and obs.kind[i] == "disc-small"
     _, _, strict = _wide(4, 26, replace(cfg, radius_slack_px=0.0))
     assert _nearest(strict, disc["xy"]) > 6.0
+
+
+def test_a_piece_fitted_again_takes_the_same_size_slack():
+    # the refits (beside a figure, at a smaller size, at the size the classifier gives) judge their fit's
+    # size by the same rule as the first fits: far back a fit 0.4 of a small disc's radius small is that
+    # disc (more than 0.3 of it, within 1.5 image px and 0.45 of it); near the camera it is not
+    from vision.refine import Refined
+
+    cfg = DetectConfig.load()
+    fr = next(bench_frames(1, "wide", 4, start=26))
+    det = Detector(fr.board, fr.transform, specs=load_specs(), background=fr.empty, config=cfg, method="classical")
+    small = next(k for k in det.round if k.name == "disc-small")
+    far = next(t for t in fr.truth if t["id"] == "away:1")["xy"]
+    grid = np.stack(np.meshgrid(np.linspace(50, 850, 17), np.linspace(50, 550, 11)), -1).reshape(-1, 2)
+    near = grid[int(np.argmin(det.transform.mm_per_px(grid)))]  # the mat's place nearest the camera
+    mmpp = det.transform.mm_per_px(np.array([far, near]))
+    assert mmpp[0] > 4.0 and 1.5 * mmpp[1] < 0.3 * small.radius
+
+    def taken(at, shrink):
+        fit = Refined(np.array([at], float), np.array([0.8]), np.array([small.radius * (1 - shrink)]), np.ones(1),
+                      np.ones(1, bool))
+        return det._refit_taken(fit, [small.radius], small.height, 0)
+
+    got = taken(far, 0.4)
+    assert got is not None and got[2].name == "disc-small"
+    assert got[1] == pytest.approx(np.hypot(0.8, 0.4 * small.radius))  # σ grown by the size's miss
+    assert taken(far, 0.5) is None  # beyond radius_slack_max
+    assert taken(near, 0.4) is None  # near: a px is little, 0.3 of the size rules
+    assert taken(near, 0.25) is not None

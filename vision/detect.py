@@ -2080,9 +2080,8 @@ class Detector:
                     cand.fragment = smaller if cand.fragment is None else (np.asarray(cand.fragment, bool) | smaller)
                 radius = np.array([k.radius for k in kinds])
                 cand.kind = names
-                # not a round piece of this game at all (a figure, a card, a shadow): drop it
-                # (far back a px is a good part of a small piece's radius: a candidate from a peak, not a
-                # fragment, may be off by radius_slack_px image px as well)
+                # a fit too far off its size (:meth:`_size_off`; a fragment takes no slack) is not a round
+                # piece of this game at all (a figure, a card, a shadow): drop it
                 frag = cand.fragment if cand.fragment is not None else np.zeros(n, bool)
                 off = self._size_off(radius[idx], res.radius, xy[idx], ~frag[idx])
                 keep[idx[off | ~res.ok]] = False

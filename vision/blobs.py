@@ -104,7 +104,10 @@ class BlobConfig:
     base_far_area: float = 1.0
     card_centre: bool = False
     card_stack_ratio: float = 0.0
+    card_grow_px: float = 0.0
     card_merge: float = 0.0
+    card_whole_share: float = 0.0
+    card_whole_most: float = 1.6
     sigma_mm: tuple = (("racer", 2.5), ("figure", 3.5), ("token", 2.0), ("card", 3.0))
     sigma_px: tuple = (("racer", 1.2), ("figure", 1.8), ("token", 1.2), ("card", 2.5))
 
@@ -181,12 +184,15 @@ def load_blob_model(path=None):
 @dataclass
 class Proposal:
     """A part of the foreground: ``centre`` (x, y) image px (centroid of its pixels), ``box``
-    (x0, y0, x1, y1) image px, ``area_mm2`` at the mat plane, ``region`` (h, w) bool over ``box``."""
+    (x0, y0, x1, y1) image px, ``area_mm2`` at the mat plane, ``region`` (h, w) bool over ``box``;
+    ``whole``: for a part of a component cut at several peaks (:func:`_split`), that component whole
+    (a proposal itself), else None."""
 
     centre: tuple
     box: tuple
     area_mm2: float
     region: np.ndarray
+    whole: "Proposal | None" = None
 
 
 def round_silhouettes(transform, xy: np.ndarray, radius: np.ndarray, height: np.ndarray, shape: tuple,
@@ -233,6 +239,8 @@ def proposals(frame: np.ndarray, mask: np.ndarray, transform, config: BlobConfig
             continue
         region = labels[y:y + h, x:x + w] == k
         parts = _split(frame, region, (x, y), s, config) if a_mm > config.split_area_mm2 else [region]
+        whole = Proposal((float(cents[k][0]), float(cents[k][1])), (x, y, x + w, y + h), a_mm, region) \
+            if len(parts) > 1 else None
         for r in parts:
             ys, xs = np.nonzero(r)
             if not len(xs):
@@ -242,7 +250,7 @@ def proposals(frame: np.ndarray, mask: np.ndarray, transform, config: BlobConfig
                 continue
             x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
             out.append(Proposal((x + float(xs.mean()), y + float(ys.mean())), (x + x0, y + y0, x + x1, y + y1), a,
-                                r[y0:y1, x0:x1]))
+                                r[y0:y1, x0:x1], whole))
     return out
 
 
@@ -274,7 +282,8 @@ def _split(frame, region: np.ndarray, origin: tuple, mm_per_px: float, config: B
     return [(markers == m) & region for m in range(1, nm)]
 
 
-def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), stack_ratio: float = 0.0) -> np.ndarray:
+def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), stack_ratio: float = 0.0,
+                grow_px: float = 0.0) -> np.ndarray:
     """(2,) mat mm: the centre of a card's silhouette ``p`` on the plane ``height`` above the mat:
     the area centroid, in mat mm, of its outline mapped onto that plane (the image centroid of a
     shape seen in perspective is not the image of its centre: a card's lies toward the camera). A
@@ -282,7 +291,9 @@ def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), st
     all round (a silhouette's edge is a pixel's width: far back that is several mm, and a single card
     is no stack) is a stack of cards (a draw pile): its footprint swept away from the camera by its
     height's parallax, so its footprint's centre lies back toward the camera by half the sweep (the
-    area beyond one card over the silhouette's width across that direction)."""
+    area beyond one card's silhouette over the silhouette's width across that direction; that silhouette
+    is the card grown by ``grow_px`` image px all round: how far a mask's outline lies outside what it
+    outlines)."""
     import cv2
     from shapely.geometry import Polygon
 
@@ -299,14 +310,26 @@ def card_centre(transform, p: Proposal, height: float, card_size: tuple = (), st
         mu = float(transform.mm_per_px(c[None])[0])
         grown = (card_size[0] + mu) * (card_size[1] + mu)
     if grown > 0 and area > stack_ratio * grown:
-        card_area = float(card_size[0] * card_size[1])
         d = c - transform.camera_centre_mm()[:2]
         d /= max(float(np.hypot(*d)), 1e-9)
         across = np.vstack(outline) @ np.array([-d[1], d[0]])
         width = float(across.max() - across.min())
         if width > 1e-6:
-            c = c - 0.5 * (area - card_area) / width * d
+            g = 2.0 * grow_px * mu
+            c = c - 0.5 * (area - (card_size[0] + g) * (card_size[1] + g)) / width * d
     return c
+
+
+def flooded_card(p: Proposal, card_size: tuple, share: float, most: float) -> Proposal:
+    """The silhouette a part named a card is placed by: the component it was cut from (``p.whole``)
+    where the part kept under ``share`` of that component's area and the component is no larger than
+    ``most`` cards of ``card_size`` (mm); else ``p``. The cut's outside marker floods a card's face or a
+    deck's back of the mat's own colour (no colour edge holds it back), so only the print is left a
+    part: placed by it, the card lay up to a card's half-width off."""
+    w = p.whole
+    if w is None or share <= 0 or p.area_mm2 >= share * w.area_mm2 or w.area_mm2 > most * card_size[0] * card_size[1]:
+        return p
+    return w
 
 
 def card_groups(props: list, transform, height: float, card_size: tuple, slack: float) -> list:
@@ -833,8 +856,9 @@ def merge_proposals(parts: list) -> "Proposal":
         a, b, c, d = p.box
         reg[b - y0:d - y0, a - x0:c - x0] |= p.region
     ys, xs = np.nonzero(reg)
+    wholes = {id(p.whole) for p in parts}
     return Proposal((x0 + float(xs.mean()), y0 + float(ys.mean())), (x0, y0, x1, y1),
-                    float(sum(p.area_mm2 for p in parts)), reg)
+                    float(sum(p.area_mm2 for p in parts)), reg, parts[0].whole if len(wholes) == 1 else None)
 
 
 def window_crop(frame: np.ndarray, centre_px, side_px: float, keep: np.ndarray | None = None,

@@ -1303,7 +1303,7 @@ class Detector:
         proposals, each classified; the pieces of this game's kinds are added. Without a model, the
         proposals are still made (``last``, with ``keep_proposals``) but nothing is added."""
         from vision.blobs import (FIGURE_CLASSES, VETO_CLASSES, absorb_parts, behind_figures, card_centre, figure_base,
-                                  kind_of, proposal_crops, proposals, regroup, resplit, round_crops, round_silhouettes,
+                                  flooded_card, kind_of, proposal_crops, proposals, regroup, resplit, round_crops, round_silhouettes,
                                   split_figures)
 
         bc = self.blob_config
@@ -1345,7 +1345,7 @@ class Detector:
         best = P.argmax(1)
         if bc.card_merge > 0 and self._card_size:
             props, P, best, joined = self._cards_joined(props, P, best, cls, bc, joined)
-        xy, kinds, conf, sig, found, carved = [], [], [], [], [], set()
+        xy, kinds, conf, sig, found, carved, flooded = [], [], [], [], [], set(), set()
         for i, p in enumerate(props):
             c = str(cls[best[i]])
             k = kind_of(self.game, c, self.kinds)
@@ -1369,7 +1369,12 @@ class Detector:
                 elif c in FIGURE_CLASSES and bc.figure_base:
                     xy.append(figure_base(q, self.transform, bc.figure_base_fraction * self.kinds[k].radius, h))
                 elif k in self._card_size and bc.card_centre:
-                    xy.append(card_centre(self.transform, q, h / 2.0, self._card_size[k], bc.card_stack_ratio))
+                    whole = flooded_card(q, self._card_size[k], bc.card_whole_share, bc.card_whole_most)
+                    if whole is not q and id(whole) not in flooded:  # one card placed by each component
+                        flooded.add(id(whole))
+                        q = whole
+                    xy.append(card_centre(self.transform, q, h / 2.0, self._card_size[k], bc.card_stack_ratio,
+                                          bc.card_grow_px))
                 else:
                     xy.append(self.transform.image_to_mat(np.array([q.centre], float), h / 2.0)[0])
                 kinds.append(k)

@@ -490,6 +490,17 @@ def test_a_card_is_placed_by_its_silhouettes_centre_on_the_mat(tilt):
     if tilt >= 45.0:
         assert np.hypot(*(plain - centre)) > err + 0.5
         assert np.hypot(*(flat - centre)) > 6.0 and np.hypot(*(stacked - centre)) < 0.6
+        # the mask's outline a pixel outside the pile all round (as a blurred frame's difference lies):
+        # that pixel is the card's silhouette too, not the sweep, where grow_px says so
+        import cv2
+        from vision.blobs import Proposal
+
+        reg = cv2.dilate(np.pad(pile.region, 1).astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))) > 0
+        x0, y0, x1, y1 = pile.box
+        wide = Proposal(pile.centre, (x0 - 1, y0 - 1, x1 + 1, y1 + 1), 0.0, reg)
+        grown = card_centre(T, wide, 0.15, (a, b), 1.2, grow_px=1.0)
+        assert np.hypot(*(grown - centre)) < 0.6
+        assert np.hypot(*(card_centre(T, wide, 0.15, (a, b), 1.2) - centre)) > 1.5
     else:
         assert np.allclose(stacked, flat)
     # one card is no stack: the rule leaves it

@@ -60,6 +60,7 @@ class BlobConfig:
     window_mm: float = 110.0
     dim: float = 0.5
     min_area_mm2: float = 100.0
+    join_small_mm: float = 0.0
     split_area_mm2: float = 3000.0
     peak_sep_mm: float = 14.0
     min_peak_mm: float = 4.0
@@ -231,11 +232,13 @@ def proposals(frame: np.ndarray, mask: np.ndarray, transform, config: BlobConfig
         return []
     mmpp = transform.mm_per_px(transform.image_to_mat(cents[1:], 0.0))
     out = []
+    small = []
     for k in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[k])
         s = float(mmpp[k - 1]) if np.isfinite(mmpp[k - 1]) else 2.0
         a_mm = area * s * s
         if a_mm < config.min_area_mm2:
+            small.append(k)
             continue
         region = labels[y:y + h, x:x + w] == k
         parts = _split(frame, region, (x, y), s, config) if a_mm > config.split_area_mm2 else [region]
@@ -251,6 +254,37 @@ def proposals(frame: np.ndarray, mask: np.ndarray, transform, config: BlobConfig
             x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
             out.append(Proposal((x + float(xs.mean()), y + float(ys.mean())), (x + x0, y + y0, x + x1, y + y1), a,
                                 r[y0:y1, x0:x1], whole))
+    if config.join_small_mm > 0 and len(small) > 1:
+        out += _joined_small(labels, stats, mmpp, small, config)
+    return out
+
+
+def _joined_small(labels: np.ndarray, stats: np.ndarray, mmpp: np.ndarray, small: list, config: BlobConfig) -> list:
+    """Proposals of the parts too small alone (under ``min_area_mm2``) that lie within
+    ``join_small_mm`` of each other and together are not: a piece whose difference from the mat
+    broke up (a grey figure on a pale patch shows only its cap and parts of its rim)."""
+    import cv2
+
+    s = float(np.median([mmpp[k - 1] if np.isfinite(mmpp[k - 1]) else 2.0 for k in small]))
+    r = max(1, int(np.ceil(0.5 * config.join_small_mm / s)))
+    parts = np.isin(labels, small)
+    grown = cv2.dilate(parts.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
+    m, groups = cv2.connectedComponents(grown, connectivity=8)
+    out = []
+    for g in range(1, m):
+        members = np.unique(labels[(groups == g) & parts])
+        if len(members) < 2:
+            continue
+        x0 = int(min(stats[k][0] for k in members))
+        y0 = int(min(stats[k][1] for k in members))
+        x1 = int(max(stats[k][0] + stats[k][2] for k in members))
+        y1 = int(max(stats[k][1] + stats[k][3] for k in members))
+        region = np.isin(labels[y0:y1, x0:x1], members)
+        ys, xs = np.nonzero(region)
+        a = float(sum(stats[k][4] * float(mmpp[k - 1] if np.isfinite(mmpp[k - 1]) else 2.0) ** 2 for k in members))
+        if a < config.min_area_mm2:
+            continue
+        out.append(Proposal((x0 + float(xs.mean()), y0 + float(ys.mean())), (x0, y0, x1, y1), a, region))
     return out
 
 

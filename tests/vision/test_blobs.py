@@ -81,6 +81,29 @@ def test_proposals_keep_pieces_drop_specks_and_split_two_touching_blobs():
         assert p.area_mm2 == pytest.approx(p.region.sum() * 4.0)
 
 
+def test_parts_too_small_alone_that_lie_together_are_one_proposal():
+    """A figure whose difference broke into parts each under the least area (its cap and a piece of
+    its rim, 3 px apart) is looked at as one part; a lone speck, and two specks too far apart or too
+    small together, are not."""
+    frame = np.full((200, 300, 3), 60, np.uint8)
+    mask = np.zeros((200, 300), np.uint8)
+    mask[40:45, 40:46] = 255  # 30 px, 120 mm² (4 mm² a px): under the 150 alone
+    mask[48:52, 40:46] = 255  # 24 px, 96 mm², 3 px (6 mm) below it
+    mask[100:103, 200:203] = 255  # a speck alone
+    mask[150:153, 100:103] = 255  # two specks 2 px apart: 72 mm² together
+    mask[150:153, 105:108] = 255
+    mask[10:16, 250:255] = 255  # two parts 12 px apart
+    mask[10:16, 270:275] = 255
+    cfg = dict(split_area_mm2=8000.0, min_area_mm2=150.0)
+    assert proposals(frame, mask, _Flat(), BlobConfig(**cfg)) == []  # off: nothing is big enough alone
+    props = proposals(frame, mask, _Flat(), BlobConfig(join_small_mm=8.0, **cfg))
+    assert len(props) == 1
+    p = props[0]
+    assert p.area_mm2 == pytest.approx(54 * 4.0) and p.box == (40, 40, 46, 52)
+    assert p.region.shape == (12, 6) and p.region.sum() == 54 and not p.region[5:8].any()
+    assert p.centre == pytest.approx((42.5, 40 + (30 * 2 + 24 * 9.5) / 54))
+
+
 def test_window_crop_is_centred_and_dims_what_is_off_the_mask():
     frame = np.full((100, 100, 3), 200, np.uint8)
     keep = np.zeros((100, 100), bool)

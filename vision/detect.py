@@ -114,6 +114,8 @@ class DetectConfig:
     thin_apart: float = 0.0
     figures_apart: float = 0.0
     kind_counts: bool = False
+    shadow_light: bool = False
+    shadow_light_every: int = 15
     figure_refit_mm: float = 0.0
     max_sigma_radius: float = 0.0
     radius_slack_px: float = 0.0
@@ -1109,13 +1111,19 @@ class Detector:
     grey levels) keeps its last refined position instead of being fitted again (``reused`` counts
     them in the last call); the non-round classifier's crops likewise (``blobs_reused``).
 
+    ``light``: the table's light (:class:`vision.shadows.Light`), if known. With ``shadow_light`` the
+    round fits take the shade of the mat next to each piece from it (the pieces' soft shadows), and
+    it is read from the frames: round the candidates on the first frame without one, then round the
+    pieces as fitted, after the first call and every ``shadow_light_every`` calls (``light`` holds
+    it).
+
     After each call ``timings_ms`` holds the wall-clock milliseconds of each stage (``cpu_ms`` the
     process CPU time, all threads), and ``occluders`` the
     (m, 4) image px boxes of hands and arms in that frame."""
 
     def __init__(self, board, transform: MatTransform, specs=None, background: np.ndarray | None = None,
                  config: DetectConfig | None = None, model=None, method: str = "auto", attributes: bool = True,
-                 profile: str | None = None, reuse: bool = True, blobs=None):
+                 profile: str | None = None, reuse: bool = True, blobs=None, light=None):
         if method not in METHODS:
             raise DetectError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
         if specs is None:
@@ -1215,6 +1223,9 @@ class Detector:
         self.reuse = reuse
         self._reference = None  # the table at rest before the action (set_reference), shrunk as the empty mat
         self._cache = None  # (frame, rough xy, kinds, Refined) of the last call, for unchanged pieces
+        # the table's light (vision.shadows.Light: given, or read from the frames) and the shade it predicts;
+        # the calls since it was last read from the fitted pieces
+        self._shade, self.light, self._since_light = None, light, 0 if light is not None else None
         self._attr_cache = None  # (frame, xy, kinds, attributes) of the last call
         self.reused = 0
         self.attributes_reused = 0
@@ -1268,8 +1279,15 @@ class Detector:
                 if dark_floor is not None and self._reference is not None and bc.reference_diff > 0 else None
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
                                         self._maps, self._static_mask, out=aux, dark_floor=dark_floor, reference=ref)
+            self._shade = self._light_shade(frame, cand, aux.get("mask")) if self.config.shadow_light else None
+            self._mask = aux.get("mask")
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
+        if self.method == "classical" and self.config.shadow_light and self.background is not None:
+            if self._since_light is None or self._since_light >= self.config.shadow_light_every:
+                self._relight(frame, obs)
+            else:
+                self._since_light += 1
         t2, c2 = time.perf_counter(), time.process_time()
         tb, cb = t2, c2
         if self.method == "classical" and "mask" in aux and (self.blob_model is not None or self.keep_proposals):
@@ -1883,7 +1901,39 @@ class Detector:
         px outlines ``exclude`` left out of the fit."""
         return refine_discs(frame, self.transform, np.asarray(start, float)[None], np.array([radius]), np.array([h]),
                             self.config.refine, background=self.background.raw, radius_choices=[list(radii)],
-                            exclude=list(self.static) + list(exclude))
+                            exclude=list(self.static) + list(exclude), shade=self._shade)
+
+    def _light_shade(self, frame, cand: Candidates, mask):
+        """The shade the frame's light predicts on the mat (:class:`vision.shadows.ShadeModel`), the light
+        read round the round candidates (:func:`vision.shadows.estimate_light`, ``self.light``); None
+        without an empty mat, round candidates or shadows."""
+        from vision.shadows import ShadeModel, estimate_light
+
+        if self.background is None or not len(cand.xy):
+            return None
+        kinds = [self.kinds[k] for k in cand.kind]
+        rnd = np.array([k.round for k in kinds], bool)
+        if not rnd.any():
+            return None
+        xy = cand.xy[rnd]
+        radius = np.array([k.radius for k, r in zip(kinds, rnd) if r])
+        height = np.array([k.height for k, r in zip(kinds, rnd) if r])
+        if self.light is None:  # (the first frame: a light read round the fitted pieces of an earlier one is surer)
+            self.light = estimate_light(frame, self.background.raw, self.transform, xy, radius, height, mask)
+        return ShadeModel(self.transform, self.light, xy, radius, height) if self.light is not None else None
+
+    def _relight(self, frame, obs: Observation) -> None:
+        """The light read again round the round pieces as fitted (placed and sized: surer than round the
+        candidates), for the frames after; kept if none can be read."""
+        from vision.shadows import estimate_light
+
+        self._since_light = 0
+        rnd = np.array([self.kinds[k].round for k in obs.kind], bool) if len(obs) else np.zeros(0, bool)
+        if rnd.any():
+            light = estimate_light(frame, self.background.raw, self.transform, obs.xy[rnd], obs.radius[rnd],
+                                   obs.height[rnd], getattr(self, "_mask", None))
+            if light is not None:
+                self.light = light
 
     def _size_off(self, radius: np.ndarray, fitted: np.ndarray, xy: np.ndarray, peak: np.ndarray) -> np.ndarray:
         """(n,) whether each round fit's radius ``fitted`` (mm) is too far off its size's ``radius``
@@ -1943,7 +1993,7 @@ class Detector:
             sub = [choices[i] for i in np.nonzero(todo)[0]] if choices is not None else None
             res = refine_discs(frame, self.transform, rough[todo], radius[todo], height[todo], self.config.refine, background=bg,
                                radius_choices=sub, exclude=list(self.static) + list(hands),
-                               weak=np.asarray(weak, bool)[todo] if weak is not None else None)
+                               weak=np.asarray(weak, bool)[todo] if weak is not None else None, shade=self._shade)
             for name in ("xy", "sigma", "radius", "quality", "ok", "residual", "choice"):
                 getattr(out, name)[todo] = getattr(res, name)
         if self.reuse:

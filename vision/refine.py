@@ -75,6 +75,8 @@ class RefineConfig:
     choice_shrink_px: float = 0.5
     weak_ambiguity: float = 1.5
     shadow_smooth: float = 0.0
+    shadow_prior: float = 0.0
+    shadow_prior_min_px: float = 0.0
 
 
 @dataclass
@@ -255,7 +257,7 @@ def _start(rough_mm, radius_mm, height_mm):
 
 def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
                  config: RefineConfig | None = None, background: np.ndarray | None = None,
-                 radius_choices=None, exclude=(), weak=None) -> Refined:
+                 radius_choices=None, exclude=(), weak=None, shade=None) -> Refined:
     """Refine n discs. ``rough_mm`` (n, 2) approximate base centres in mat mm; ``radius_mm`` and
     ``height_mm`` (n,) or scalars: the radius and the height of the top face above the mat.
 
@@ -279,7 +281,8 @@ def refine_discs(image: np.ndarray, transform: MatTransform, rough_mm, radius_mm
     angles = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
     scale = transform.mm_per_px(rough)  # mm per image px at each piece
     if background is not None:
-        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices, exclude, weak)
+        return refine_model(image, background, transform, rough, radius, height, cfg, radius_choices, exclude, weak,
+                            shade=shade)
     fg = None
     for i in range(n):
         s = float(np.clip(1.0 / (scale[i] * cfg.image_px_per_patch_px), cfg.min_px_per_mm, cfg.px_per_mm))
@@ -618,7 +621,8 @@ def _central_differences(img: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
-               cfg: "RefineConfig", blur: float | None = None, exclude=(), blur_choices=None) -> _Fit | None:
+               cfg: "RefineConfig", blur: float | None = None, exclude=(), blur_choices=None,
+               shade=None) -> _Fit | None:
     """Fit one upright cylinder (radius ``r``, top at ``h`` mm) standing at mat mm ``c`` to the frame.
 
     Model of each pixel (image px): ``f = a_top·p_top + a_side·p_side + (1 - a_top - a_side)·m`` with
@@ -630,7 +634,11 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     a band around the outline only. ``blur`` (image px) skips the search for the image's blur;
     ``blur_choices`` (image px) replaces ``cfg.blur_choices_px`` after the coarse steps.
     ``exclude``: image px outlines of other pieces nearby, whose pixels are left out (they are not
-    the mat the model puts around this piece)."""
+    the mat the model puts around this piece). ``shade``: the share of the light the mat keeps, as
+    the frame's light predicts it (:class:`vision.shadows.ShadeModel`, this piece's own shadow drawn
+    where the coarse steps put it): it counts as ``shadow_prior`` mat pixels' reading in the shade of
+    every pixel (where the piece covers the mat, the prediction is all there is), for a piece of
+    ``shadow_prior_min_px`` image px of radius or more."""
     import cv2
 
     K = 36
@@ -676,6 +684,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     mm2_all = _row_sq(m2) + 1e-3
     kernel = np.ones((3, 3), np.uint8)
     excl = _exclusion(exclude, X0, Y0, w, hgt)
+    shade_model, shade_roi = shade, None  # (``shade`` names each step's shade below)
     g = 0.0  # outward growth of both outlines, image px
     coarse = cfg.blur_schedule_px
     for it in range(cfg.iterations):
@@ -683,6 +692,9 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         # stays 1 and the weights start at 1: one pass, whose residuals give the weights, is all)
         fine = it > len(coarse)
         shadows = fine and cfg.shadow_min < 1.0
+        if shadows and shade_roi is None and shade_model is not None and cfg.shadow_prior > 0 and cfg.shadow_smooth > 0 \
+                and r >= cfg.shadow_prior_min_px * mmpp:
+            shade_roi = shade_model.roi(X0, Y0, w, hgt, c, r, h)  # (its own shadow where the coarse steps put it)
         top, hull, J_top, J_mid = start if it == 0 else project(c, g)
         at_s, ah_s = _coverages_roi([top, hull], X0, Y0, w, hgt)
         if cfg.inner_art_px > 0:
@@ -716,6 +728,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             mb = m0  # the mat as the piece's surround shows it (a shadow darkens it)
             if shadows:
                 mm2 = mm2_all[idx]
+                prior = shade_roi[idx] if shade_roi is not None else None
                 own = out_w > cfg.shadow_out
                 own_idx = idx[own]
                 partial = cfg.shadow_fill_px > 0 and len(own_idx) and len(own_idx) < len(idx)
@@ -754,6 +767,9 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
                         flat[own_idx, 0] = num
                         flat[own_idx, 1] = den
                         nd = cv2.GaussianBlur(nd, (0, 0), cfg.shadow_fill_px).reshape(-1, 2)[idx]
+                        if prior is not None:
+                            nd[:, 0] += cfg.shadow_prior * prior
+                            nd[:, 1] += cfg.shadow_prior
                         fill = np.clip(np.where(nd[:, 1] > 0.05, nd[:, 0] / np.maximum(nd[:, 1], 1e-6), 1.0),
                                        cfg.shadow_min, 1.05)
                         shade = (fill if smooth else np.where(own, shade, fill)).astype(np.float32)
@@ -833,7 +849,8 @@ def _pool(threads: int):
 
 
 def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransform, rough_mm, radius_mm, height_mm,
-                 config: "RefineConfig | None" = None, radius_choices=None, exclude=(), weak=None) -> "Refined":
+                 config: "RefineConfig | None" = None, radius_choices=None, exclude=(), weak=None,
+                 shade=None) -> "Refined":
     """Refine n round pieces by fitting the coverage model (:func:`_model_fit`) against the frame
     and the empty mat (both BGR image px, same size). σ from the Gauss-Newton covariance, scaled by
     ``sigma_scale`` (neighbouring pixels' noise is correlated by blur and demosaicing) and floored at
@@ -909,7 +926,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
             if k not in fitted:
                 r = float(choices[i][k]) if choices[i] is not None else radius[i]
                 fitted[k] = (_model_fit(image, background, transform, start, r, height[i], cfg, exclude=others,
-                                        blur_choices=blurs), r)
+                                        blur_choices=blurs, shade=shade), r)
             return fitted[k]
 
         first = best = None

@@ -18,11 +18,15 @@ pytestmark = pytest.mark.skipif(not (SHIPPED_DIR / "size.npz").exists(), reason=
 
 def _finds(seed: int, index: int, **changes):
     """(frame, observation, detector) of frame ``index`` of the vision bench's framed frames of ``seed``, the
-    classical detector's config with ``changes``."""
+    classical detector's config with ``changes``; the detector holds the table's light as a camera that has
+    watched the table does (read in a first look at the frame, as the vision bench does)."""
     fr = next(bench_frames(1, FRAMED, seed, start=index))
     config = dataclasses.replace(DetectConfig.load(), **changes)
+    first = Detector(fr.board, fr.transform, specs=load_specs(), background=fr.empty, config=config, method="classical",
+                     attributes=False)
+    first(fr.image, 0, 0.0)
     det = Detector(fr.board, fr.transform, specs=load_specs(), background=fr.empty, config=config, method="classical",
-                   attributes=False)
+                   attributes=False, light=first.light)
     return fr, det(fr.image, 0, 0.0), det
 
 

@@ -1284,10 +1284,10 @@ class Detector:
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         if self.method == "classical" and self.config.shadow_light and self.background is not None:
+            if self._since_light is not None:
+                self._since_light += 1
             if self._since_light is None or self._since_light >= self.config.shadow_light_every:
                 self._relight(frame, obs)
-            else:
-                self._since_light += 1
         t2, c2 = time.perf_counter(), time.process_time()
         tb, cb = t2, c2
         if self.method == "classical" and "mask" in aux and (self.blob_model is not None or self.keep_proposals):
@@ -1918,7 +1918,9 @@ class Detector:
         xy = cand.xy[rnd]
         radius = np.array([k.radius for k, r in zip(kinds, rnd) if r])
         height = np.array([k.height for k, r in zip(kinds, rnd) if r])
-        if self.light is None:  # (the first frame: a light read round the fitted pieces of an earlier one is surer)
+        if self.light is None and self._since_light is None:
+            # (the first frame only: a light read round the fitted pieces of an earlier one is surer, and
+            # where there is none to read, none is looked for again until the next reading's turn)
             self.light = estimate_light(frame, self.background.raw, self.transform, xy, radius, height, mask)
         return ShadeModel(self.transform, self.light, xy, radius, height) if self.light is not None else None
 

@@ -134,3 +134,22 @@ def test_the_detector_reads_the_light_holds_it_and_places_the_discs_closer_with_
                 on_total += float(np.min(np.hypot(*(on.xy - [p.x, p.y]).T)))
                 off_total += float(np.min(np.hypot(*(off.xy - [p.x, p.y]).T)))
     assert on_total < 0.97 * off_total, (on_total, off_total)
+
+
+def test_no_shadows_no_light_and_it_is_looked_for_only_at_its_turn(monkeypatch):
+    """On a table without shadows no light is read, and the detector does not look for one on every
+    frame (it costs a sixth of a frame): on the first call, then every ``shadow_light_every`` calls."""
+    import vision.shadows as vs
+    from vision.detect import DetectConfig, Detector
+
+    board, pieces, style, T, _, unshaded, empty = _scene(strength=0.0)
+    calls = []
+    real = vs.estimate_light
+    monkeypatch.setattr(vs, "estimate_light", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cfg = replace(DetectConfig.load(), shadow_light_every=4)
+    det = Detector(board, T, specs=SPECS, background=empty, config=cfg, method="classical", attributes=False)
+    for i in range(9):
+        det(unshaded, i, i / 30)
+    assert det.light is None
+    # the first call: round the candidates and round the fitted pieces; then at calls 4 and 8
+    assert len(calls) == 4, len(calls)

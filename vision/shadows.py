@@ -8,8 +8,8 @@ moved. The shadow takes a fraction ``strength`` of the light and its edge is sof
 every side (half its strength at its edge), and the fit cannot tell a darker mat there from more
 piece: :func:`estimate_light` reads the one light that explains the darkening round all the round
 pieces of a frame (the frame against the empty mat, off the pieces and the foreground), and
-:func:`shade_map` gives the shade it predicts at each pixel, which the fits take where the mat's
-own pixels cannot say (:func:`vision.refine.refine_model`, ``shade``).
+:class:`ShadeModel` gives the shade it predicts round each piece being fitted, which the fit takes
+where the mat's own pixels cannot say (:func:`vision.refine.refine_model`, ``shade``).
 
 Frames: pieces and offsets in mat mm; maps and polygons in image px.
 """
@@ -25,8 +25,8 @@ from calibration.transform import MatTransform
 
 @dataclass(frozen=True)
 class LightConfig:
-    """``scale``: the estimate works on the frame shrunk by this (one over a whole number); ``reach_mm``: the mat read round
-    each piece; ``lengths``: the offsets tried (mm of shadow per mm of height: a light 35-80° up
+    """``scale``: the estimate works on the frame shrunk by this (one over a whole number);
+    ``reach_mm``: the mat read round each piece; ``lengths``: the offsets tried (mm of shadow per mm of height: a light 35-80° up
     throws 1.4-0.18); ``blurs_px`` the softness tried (image px); then the best of those refined in
     ``refine_rounds`` rounds of steps (a quarter of the length, ``turn_deg``, a third of the blur, each
     round 0.6 of the last), the pixels the first guess explains worst (beyond ``huber_k`` robust σ)
@@ -110,12 +110,13 @@ class _Casts:
         self.ok = np.isfinite(self.base).all(axis=(1, 2)) & np.isfinite(self.J).all(axis=(1, 2))
 
     def polygons(self, offset) -> list:
+        """One image px polygon a piece, in their order (None for a piece off the view's map)."""
         import cv2
 
         t = np.einsum("nij,j->ni", self.J, np.asarray(offset, float)) * self.height[:, None]  # (n, 2)
         both = np.concatenate([self.base, self.base + t[:, None, :]], axis=1)
-        return [cv2.convexHull(q.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-                for q, ok in zip(both, self.ok) if ok]
+        return [cv2.convexHull(q.astype(np.float32)).reshape(-1, 2).astype(np.float64) if ok else None
+                for q, ok in zip(both, self.ok)]
 
 
 def _darkness(shape: tuple, polys: list, blur_px: float, origin=(0.0, 0.0), scale: float = 1.0) -> np.ndarray:
@@ -129,6 +130,8 @@ def _darkness(shape: tuple, polys: list, blur_px: float, origin=(0.0, 0.0), scal
     m = np.zeros(shape, np.uint8)
     shrink = FILL_GROWTH_PX * (1.0 / scale - 1.0)  # image px
     for p in polys:  # one call each: several polygons in one call would XOR their overlaps
+        if p is None:
+            continue
         p = np.asarray(p, float)
         if shrink > 0:  # (pulled in toward the middle: the polygons are convex and round-ish)
             c = p.mean(axis=0)
@@ -140,15 +143,6 @@ def _darkness(shape: tuple, polys: list, blur_px: float, origin=(0.0, 0.0), scal
     if blur_px * scale > 0.3:
         m = cv2.GaussianBlur(m, (0, 0), blur_px * scale)
     return m
-
-
-def shade_map(shape: tuple, transform: MatTransform, xy, radius, height, light: Light) -> np.ndarray:
-    """(H, W) float32: the share of the light the mat keeps at each image px under ``light`` (1 off
-    every shadow, 1 - strength deep in one) with the cylinders ``xy``, ``radius``, ``height`` standing."""
-    polys = shadow_polygons(transform, xy, radius, height, light.offset)
-    if not polys:
-        return np.ones(shape[:2], np.float32)
-    return 1.0 - light.strength * _darkness(shape[:2], polys, light.blur_px)
 
 
 class ShadeModel:
@@ -166,9 +160,10 @@ class ShadeModel:
         self.height = np.broadcast_to(np.asarray(height, float), (n,)).copy()
         casts = _Casts(transform, self.xy, self.radius, self.height, 24)
         self.polys = casts.polygons(light.offset) if n else []
-        self.centres, self.J = casts.centre, casts.J  # (image px of each candidate, its image px per mat mm)
-        self.boxes = np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()] for p in self.polys]) \
-            if self.polys else np.zeros((0, 4))
+        # (image px of each candidate, its image px per mat mm, whether the view maps it)
+        self.centres, self.J, self.ok = casts.centre, casts.J, casts.ok
+        self.boxes = np.array([[p[:, 0].min(), p[:, 1].min(), p[:, 0].max(), p[:, 1].max()] if p is not None
+                               else [np.inf, np.inf, -np.inf, -np.inf] for p in self.polys]).reshape(-1, 4)
 
     def roi(self, x0: int, y0: int, w: int, h: int, c, r: float, height: float) -> np.ndarray:
         """(h · w,) float32, row-major: the predicted shade over image px ``[y0, y0 + h) × [x0, x0 + w)``
@@ -183,7 +178,7 @@ class ShadeModel:
         if len(self.xy):
             d = np.hypot(*(self.xy - c).T)
             me = int(np.argmin(d)) if d.min() <= self.radius[int(np.argmin(d))] else -1
-        if me >= 0:  # its own shadow through the view's derivative at its candidate (a few mm off: affine)
+        if me >= 0 and self.ok[me]:  # its own shadow through the view's derivative at its candidate (a few mm off: affine)
             a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
             ring = (c - self.xy[me]) + r * np.column_stack([np.cos(a), np.sin(a)])
             base = self.centres[me] + ring @ self.J[me].T

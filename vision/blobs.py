@@ -231,11 +231,12 @@ def proposals(frame: np.ndarray, mask: np.ndarray, transform, config: BlobConfig
     if n <= 1:
         return []
     mmpp = transform.mm_per_px(transform.image_to_mat(cents[1:], 0.0))
+    mmpp = np.where(np.isfinite(mmpp), mmpp, 2.0)  # (a component off the view's map: 2 mm a px)
     out = []
     small = []
     for k in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[k])
-        s = float(mmpp[k - 1]) if np.isfinite(mmpp[k - 1]) else 2.0
+        s = float(mmpp[k - 1])
         a_mm = area * s * s
         if a_mm < config.min_area_mm2:
             small.append(k)
@@ -265,7 +266,7 @@ def _joined_small(labels: np.ndarray, stats: np.ndarray, mmpp: np.ndarray, small
     broke up (a grey figure on a pale patch shows only its cap and parts of its rim)."""
     import cv2
 
-    s = float(np.median([mmpp[k - 1] if np.isfinite(mmpp[k - 1]) else 2.0 for k in small]))
+    s = float(np.median(mmpp[np.asarray(small) - 1]))
     r = max(1, int(np.ceil(0.5 * config.join_small_mm / s)))
     parts = np.isin(labels, small)
     grown = cv2.dilate(parts.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
@@ -281,7 +282,7 @@ def _joined_small(labels: np.ndarray, stats: np.ndarray, mmpp: np.ndarray, small
         y1 = int(max(stats[k][1] + stats[k][3] for k in members))
         region = np.isin(labels[y0:y1, x0:x1], members)
         ys, xs = np.nonzero(region)
-        a = float(sum(stats[k][4] * float(mmpp[k - 1] if np.isfinite(mmpp[k - 1]) else 2.0) ** 2 for k in members))
+        a = float(sum(stats[k][4] * float(mmpp[k - 1]) ** 2 for k in members))
         if a < config.min_area_mm2:
             continue
         out.append(Proposal((x0 + float(xs.mean()), y0 + float(ys.mean())), (x0, y0, x1, y1), a, region))

@@ -66,8 +66,6 @@ def shadow_polygons(transform: MatTransform, xy, radius, height, offset, k: int 
     """Image px polygons (each (m, 2)) of the shadows of upright cylinders standing at ``xy`` (n, 2)
     mat mm, of ``radius`` and ``height`` (n,) mm, with the light's ``offset``: the hull of the base
     circle and of the top circle moved by ``height · offset``, on the mat."""
-    import cv2
-
     xy = np.asarray(xy, float).reshape(-1, 2)
     n = len(xy)
     if n == 0:
@@ -80,7 +78,20 @@ def shadow_polygons(transform: MatTransform, xy, radius, height, offset, k: int 
     base = xy[:, None, :] + radius[:, None, None] * ring[None]  # (n, k, 2)
     pts = np.concatenate([base, base + height[:, None, None] * off], axis=1)  # (n, 2k, 2)
     px = transform.mat_to_image(pts.reshape(-1, 2), 0.0).reshape(n, 2 * k, 2)
-    return [cv2.convexHull(q.astype(np.float32)).reshape(-1, 2).astype(np.float64) for q in px if np.isfinite(q).all()]
+    return [_hull(q) for q in px if np.isfinite(q).all()]
+
+
+def _hull(pts: np.ndarray) -> np.ndarray:
+    """The convex hull (m, 2) of image px points (k, 2)."""
+    import cv2
+
+    return cv2.convexHull(np.asarray(pts, np.float32)).reshape(-1, 2).astype(np.float64)
+
+
+def _cast(base: np.ndarray, shift) -> np.ndarray:
+    """An upright cylinder's shadow in image px: the hull of its base circle's image ``base`` (k, 2)
+    and that outline moved by ``shift`` (2,), its top's shadow."""
+    return _hull(np.vstack([base, base + np.asarray(shift, float)]))
 
 
 # fillPoly fills the pixels its outline touches: a filled polygon covers about this many of the grid's
@@ -111,12 +122,8 @@ class _Casts:
 
     def polygons(self, offset) -> list:
         """One image px polygon a piece, in their order (None for a piece off the view's map)."""
-        import cv2
-
         t = np.einsum("nij,j->ni", self.J, np.asarray(offset, float)) * self.height[:, None]  # (n, 2)
-        both = np.concatenate([self.base, self.base + t[:, None, :]], axis=1)
-        return [cv2.convexHull(q.astype(np.float32)).reshape(-1, 2).astype(np.float64) if ok else None
-                for q, ok in zip(both, self.ok)]
+        return [_cast(b, ti) if ok else None for b, ti, ok in zip(self.base, t, self.ok)]
 
 
 def _darkness(shape: tuple, polys: list, blur_px: float, origin=(0.0, 0.0), scale: float = 1.0) -> np.ndarray:
@@ -169,8 +176,6 @@ class ShadeModel:
         """(h · w,) float32, row-major: the predicted shade over image px ``[y0, y0 + h) × [x0, x0 + w)``
         with the piece being fitted at ``c`` (2,) mat mm, of radius ``r`` and ``height`` (the candidate
         nearest it, within its radius, is that piece and is left out)."""
-        import cv2
-
         pad = int(np.ceil(3 * self.light.blur_px)) + 1
         X0, Y0, X1, Y1 = x0 - pad, y0 - pad, x0 + w + pad, y0 + h + pad
         c = np.asarray(c, float)
@@ -181,9 +186,8 @@ class ShadeModel:
         if me >= 0 and self.ok[me]:  # its own shadow through the view's derivative at its candidate (a few mm off: affine)
             a = np.linspace(0, 2 * np.pi, 24, endpoint=False)
             ring = (c - self.xy[me]) + r * np.column_stack([np.cos(a), np.sin(a)])
-            base = self.centres[me] + ring @ self.J[me].T
-            both = np.vstack([base, base + self.J[me] @ (height * np.asarray(self.light.offset, float))])
-            polys = [cv2.convexHull(both.astype(np.float32)).reshape(-1, 2).astype(np.float64)]
+            polys = [_cast(self.centres[me] + ring @ self.J[me].T,
+                           self.J[me] @ (height * np.asarray(self.light.offset, float)))]
         else:
             polys = shadow_polygons(self.transform, c[None], [r], [height], self.light.offset)
         if len(self.xy):

@@ -463,7 +463,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
     ``static_mask``: (H, W) image px, non-zero on the board's fixed blocks (:func:`static_blocks`),
     which are not pieces. ``out``: if given, ``out["mask"]`` receives the (H, W) uint8 image px
     foreground mask, hands and fixed blocks removed (the non-round path, :mod:`vision.blobs`, starts
-    from it), and with ``dark_floor`` ``out["dark"]`` the same mask with that shadow floor (see
+    from it), ``out["hands"]`` the hands so removed (image px, grown by ``hand_margin_mm``), and
+    with ``dark_floor`` ``out["dark"]`` the same mask with that shadow floor (see
     :meth:`Background.foreground_small_floors`); with ``reference`` (the table at rest, through
     :meth:`Background._shrink`, float32; the least colour distance; the most brightness ratio to
     the empty mat; the opening, image px) the pixels darker than that ratio that differ from the
@@ -539,6 +540,8 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
             deep[hands > 0] = 0
     if out is not None:
         out["mask"] = mask
+        if hands is not None:
+            out["hands"] = hands
         if dark is not None:
             out["dark"] = dark
     if not kinds:
@@ -1279,8 +1282,12 @@ class Detector:
                 if dark_floor is not None and self._reference is not None and bc.reference_diff > 0 else None
             cand = classical_candidates(frame, self.transform, self.board, self.background, self.round, self.config,
                                         self._maps, self._static_mask, out=aux, dark_floor=dark_floor, reference=ref)
-            self._shade = self._light_shade(frame, cand, aux.get("mask")) if self.config.shadow_light else None
-            self._mask = aux.get("mask")
+            # what is not mat to the light's reading: the pieces' mask and the hands cut from it (an arm
+            # over the mat is no shade of it)
+            self._not_mat = aux.get("mask")
+            if self._not_mat is not None and aux.get("hands") is not None:
+                self._not_mat = np.maximum(self._not_mat, aux["hands"])
+            self._shade = self._light_shade(frame, cand, self._not_mat) if self.config.shadow_light else None
         t1, c1 = time.perf_counter(), time.process_time()
         obs = self._refined(frame, cand, frame_index, timestamp)
         if self.method == "classical" and self.config.shadow_light and self.background is not None:
@@ -1933,7 +1940,7 @@ class Detector:
         rnd = np.array([self.kinds[k].round for k in obs.kind], bool) if len(obs) else np.zeros(0, bool)
         if rnd.any():
             light = estimate_light(frame, self.background.raw, self.transform, obs.xy[rnd], obs.radius[rnd],
-                                   obs.height[rnd], getattr(self, "_mask", None))
+                                   obs.height[rnd], getattr(self, "_not_mat", None))
             if light is not None:
                 self.light = light
 

@@ -638,7 +638,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     the frame's light predicts it (:class:`vision.shadows.ShadeModel`, this piece's own shadow drawn
     where the coarse steps put it): it counts as ``shadow_prior`` mat pixels' reading in the shade of
     every pixel (where the piece covers the mat, the prediction is all there is), for a piece of
-    ``shadow_prior_min_px`` image px of radius or more."""
+    ``shadow_prior_min_px`` image px of radius or more; the image's blur is picked with the mat in
+    that predicted shade alone."""
     import cv2
 
     K = 36
@@ -692,8 +693,8 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         # stays 1 and the weights start at 1: one pass, whose residuals give the weights, is all)
         fine = it > len(coarse)
         shadows = fine and cfg.shadow_min < 1.0
-        if shadows and shade_roi is None and shade_model is not None and cfg.shadow_prior > 0 and cfg.shadow_smooth > 0 \
-                and r >= cfg.shadow_prior_min_px * mmpp:
+        if it >= len(coarse) and shade_roi is None and shade_model is not None and cfg.shadow_prior > 0 \
+                and cfg.shadow_smooth > 0 and r >= cfg.shadow_prior_min_px * mmpp:
             shade_roi = shade_model.roi(X0, Y0, w, hgt, c, r, h)  # (its own shadow where the coarse steps put it)
         top, hull, J_top, J_mid = start if it == 0 else project(c, g)
         at_s, ah_s = _coverages_roi([top, hull], X0, Y0, w, hgt)
@@ -726,6 +727,11 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
             fb = f2[idx]
             out_w = 1.0 - Ah
             mb = m0  # the mat as the piece's surround shows it (a shadow darkens it)
+            if not shadows and shade_roi is not None:
+                # the blur's pick: the mat in the shade the light predicts (unmodelled, the soft shadow
+                # beside the base reads as a softer outline; the shade read from the mat's own pixels
+                # would read the outline's blur as shade)
+                mb = m0 * shade_roi[idx][:, None]
             if shadows:
                 mm2 = mm2_all[idx]
                 prior = shade_roi[idx] if shade_roi is not None else None

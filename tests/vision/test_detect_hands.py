@@ -87,9 +87,10 @@ def _arm_to(img, T, xy_mm, reach_mm: float, width_mm: float = 40.0, colour=(120,
     return out
 
 
-def test_a_disc_the_fingers_touch_is_found_and_the_arm_alone_is_no_piece():
+def _one_disc():
+    """(transform, the disc's spec, its place x, y mat mm, the frame, the empty mat): a medium disc alone
+    on the mat, tilt 20°, no shadows."""
     from sim.scene import PieceState
-    from vision.detect import Detector
 
     cam = framed_camera(np.random.default_rng(4), BOARD, tilt=(20.0, 20.0))
     T = cam.transform()
@@ -98,6 +99,13 @@ def test_a_disc_the_fingers_touch_is_found_and_the_arm_alone_is_no_piece():
     disc = PieceState("away:1", "disc-medium", x, y, radius=spec.radius, height=spec.height, attributes={"team": "away"})
     image = render_scene(BOARD, Scene("dino-dunk", BOARD.ref, [disc]), cam, clean_style(), 1).image
     empty = render_scene(BOARD, Scene("dino-dunk", BOARD.ref, []), cam, clean_style(), 2).image
+    return T, spec, x, y, image, empty
+
+
+def test_a_disc_the_fingers_touch_is_found_and_the_arm_alone_is_no_piece():
+    from vision.detect import Detector
+
+    T, spec, x, y, image, empty = _one_disc()
     touched = _arm_to(image, T, (x, y), reach_mm=spec.radius - 4.0)  # the fingertips 4 mm over its rim
     arm_alone = _arm_to(empty, T, (x, y), reach_mm=spec.radius - 4.0)
 
@@ -114,6 +122,22 @@ def test_a_disc_the_fingers_touch_is_found_and_the_arm_alone_is_no_piece():
     # the hand's own pixels are left out of the fit (with them the outline slid 2.5 mm toward the arm)
     assert np.hypot(obs.xy[0, 0] - x, obs.xy[0, 1] - y) < 1.0
     assert len(found(arm_alone, 60.0)) == 0  # the arm's rim (skin blurred into the mat) is no piece
+
+
+def test_an_arm_over_a_table_without_shadows_is_no_light():
+    """The table's light is read from the mat round the round pieces: an arm reaching over the mat
+    to a disc is cut from the pieces' mask, and is no shade of the mat either (read as one, it made a
+    light on a table without shadows, whose predicted shade slid the disc's fit)."""
+    from vision.detect import Detector
+
+    T, spec, x, y, image, empty = _one_disc()
+    cfg = dataclasses.replace(DetectConfig.load(), hand_piece_distance=60.0)
+    assert cfg.shadow_light
+    for reach in (spec.radius - 4.0, spec.radius + 15.0):  # the fingers over its rim, and short of it
+        det = Detector(BOARD, T, specs=load_specs(), background=empty, config=cfg, method="classical", attributes=False)
+        obs = det(_arm_to(image, T, (x, y), reach_mm=reach), 0, 0.0)
+        assert len(det.occluders) == 1 and len(obs) == 1
+        assert det.light is None
 
 
 def test_mix_residual_is_the_least_distance_to_the_mixes():

@@ -58,7 +58,10 @@ def test_a_ball_fitted_as_a_small_disc_is_fitted_again_as_the_ball(seed, index):
     ball = next(t for t in fr.truth if t["id"] == "ball")
     assert _nearest(obs, ball["xy"])[1] == "ball"
     assert _nearest(obs, ball["xy"], "ball")[0] < 2.0
-    _, before, _ = _finds(seed, index, size_veto=0.0)
+    # without the rule, and with the mat's shade by the ball read from its own pixels (with the table's
+    # light the blur is picked in the shade it predicts, and the ball of seed 1 frame 21 is the ball
+    # without the rule too)
+    _, before, _ = _finds(seed, index, size_veto=0.0, shadow_light=False)
     assert _nearest(before, ball["xy"])[1] == "disc-small"
 
 

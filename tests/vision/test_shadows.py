@@ -109,6 +109,33 @@ def test_the_own_shadow_follows_the_fitted_piece_not_the_candidate():
     assert left_edge(at_candidate) - left_edge(moved) == 3
 
 
+def test_the_blur_is_picked_with_the_mat_in_the_shade_the_light_predicts():
+    """A disc's soft shadow beside its base reads as a softer outline: the fit picks the image's blur
+    with the mat in the shade the light predicts, and picks what it picks on the same frame rendered
+    without shadows (the pieces a few px across are fitted at the blur the larger ones pick)."""
+    from vision.detect import DetectConfig
+    from vision.refine import _model_fit
+
+    cfg = DetectConfig.load().refine
+    same = total = 0
+    err = []
+    for elevation in (50.0, 40.0):
+        board, pieces, style, T, shaded, unshaded, empty = _scene(blur=2.0, elevation=elevation)
+        (dx, dy), tan_el = light_direction(style)
+        light = Light((-dx / tan_el, -dy / tan_el), style.shadow_strength, style.shadow_blur_px, 1.0)
+        discs = [p for p in pieces if p.kind.startswith("disc-")]
+        xy = np.array([[p.x, p.y] for p in pieces])
+        model = ShadeModel(T, light, xy, [p.radius for p in pieces], [p.height for p in pieces])
+        for p in discs:
+            plain = _model_fit(unshaded, empty, T, (p.x, p.y), p.radius, p.height, cfg)
+            fit = _model_fit(shaded, empty, T, (p.x, p.y), p.radius, p.height, cfg, shade=model)
+            same += fit.blur == plain.blur
+            total += 1
+            err.append(float(np.hypot(*(fit.c - (p.x, p.y)))))
+    assert same >= total - 2, (same, total)
+    assert np.mean(err) < 0.35, err
+
+
 def test_the_detector_reads_the_light_holds_it_and_places_the_discs_closer_with_it():
     """A detector reads a light on its first frame (round the candidates, then round the pieces it
     fitted) and holds it; given that light, its discs on soft strong shadows lie closer to where they

@@ -77,6 +77,7 @@ class RefineConfig:
     shadow_smooth: float = 0.0
     shadow_prior: float = 0.0
     shadow_prior_min_px: float = 0.0
+    pick_shade_read_below_mm: float = 0.0
 
 
 @dataclass
@@ -639,7 +640,12 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
     where the coarse steps put it): it counts as ``shadow_prior`` mat pixels' reading in the shade of
     every pixel (where the piece covers the mat, the prediction is all there is), for a piece of
     ``shadow_prior_min_px`` image px of radius or more; the image's blur is picked with the mat in
-    that predicted shade alone."""
+    that predicted shade alone. Where no light predicts it (``shade`` None), a piece under
+    ``pick_shade_read_below_mm`` tall has its blur picked with the mat's shade read from its own
+    pixels, as the later steps read it (a Morris egg, 3 mm up, casts no shadow a light can be read
+    from, and its soft shadow beside the base read as a softer outline; a taller piece on a table
+    without a light has no shadow to read, and the reading would take a soft outline's outer half
+    for shade)."""
     import cv2
 
     K = 36
@@ -692,7 +698,10 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         # after the coarse steps and the blur's pick, the mat's shade is modelled (before it, the shade
         # stays 1 and the weights start at 1: one pass, whose residuals give the weights, is all)
         fine = it > len(coarse)
-        shadows = fine and cfg.shadow_min < 1.0
+        # the blur's pick of a thin piece where no light predicts the mat's shade: the shade read from the
+        # mat's own pixels
+        pick_read = it == len(coarse) and blur is None and shade_model is None and h < cfg.pick_shade_read_below_mm
+        shadows = (fine or pick_read) and cfg.shadow_min < 1.0
         if it >= len(coarse) and shade_roi is None and shade_model is not None and cfg.shadow_prior > 0 \
                 and cfg.shadow_smooth > 0 and r >= cfg.shadow_prior_min_px * mmpp:
             shade_roi = shade_model.roi(X0, Y0, w, hgt, c, r, h)  # (its own shadow where the coarse steps put it)

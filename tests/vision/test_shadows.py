@@ -180,3 +180,43 @@ def test_no_shadows_no_light_and_it_is_looked_for_only_at_its_turn(monkeypatch):
     assert det.light is None
     # the first call: round the candidates and round the fitted pieces; then at calls 4 and 8
     assert len(calls) == 4, len(calls)
+
+
+def test_where_no_light_is_held_the_blur_is_picked_with_the_shade_read_from_the_mat():
+    """Morris eggs (3 mm up) cast no shadow a light can be read from: their soft shadow beside the base
+    read as a softer outline. Where no light predicts the shade, the image's blur is picked with the
+    mat's shade read from its own pixels: the eggs pick the blur they pick without shadows more often,
+    and lie closer to where they stand (summed over four views)."""
+    from vision.detect import DetectConfig
+    from vision.refine import _model_fit
+
+    cfg = DetectConfig.load().refine
+    assert cfg.pick_shade_read_below_mm > 3.0
+    board = load_board("morris/waterfall")
+    g = board.game
+    spots = [(90, 90), (230, 110), (370, 95), (505, 120), (110, 330), (250, 350), (390, 330), (510, 340)]
+    colours = ("blue", "purple", "red", "yellow")
+    pieces = [piece(SPECS, g, "egg", f"e{i}", x, y, colour=colours[i % 4], face="whole" if i % 2 else "broken")
+              for i, (x, y) in enumerate(spots)]
+    scene = Scene(g, board.ref, pieces)
+    err = {True: 0.0, False: 0.0}
+    same = {True: 0, False: 0}
+    for seed, tilt, strength, blur, azimuth in ((5, 35.0, 0.5, 4.5, 200.0), (6, 25.0, 0.55, 5.0, 120.0),
+                                                (7, 45.0, 0.5, 4.0, 300.0), (8, 15.0, 0.5, 5.0, 30.0)):
+        style = replace(clean_style(), shadow_strength=strength, shadow_blur_px=blur, light_azimuth_deg=azimuth,
+                        light_elevation_deg=45.0)
+        cam = framed_camera(np.random.default_rng(seed), board, tilt=(tilt, tilt))
+        T = cam.transform()
+        shaded = render_scene(board, scene, cam, style, 1).image
+        unshaded = render_scene(board, scene, cam, replace(style, shadow_strength=0.0), 1).image
+        empty = render_scene(board, Scene(g, board.ref, []), cam, style, 2).image
+        for p in pieces:
+            plain = _model_fit(unshaded, empty, T, (p.x, p.y), p.radius, p.height, cfg)
+            for on in (True, False):
+                below = cfg.pick_shade_read_below_mm if on else 0.0
+                fit = _model_fit(shaded, empty, T, (p.x, p.y), p.radius, p.height,
+                                 replace(cfg, pick_shade_read_below_mm=below))
+                err[on] += float(np.hypot(*(fit.c - (p.x, p.y))))
+                same[on] += fit.blur == plain.blur
+    assert same[True] >= same[False] + 3, same
+    assert err[True] < 0.9 * err[False], err

@@ -23,7 +23,7 @@ refined ones with (n,) σ, radius, quality, ok and residual; empty in, empty out
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -893,7 +893,10 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     the camera, is not more piece). With ``shadow_smooth`` > 0 every pixel's shade is
     that blur, of the readings weighted by the part of each pixel that is mat to this power: a pixel
     the piece half covers cannot tell a darker mat from more piece (a dark wall in its own soft shadow
-    was read as shade, and the outline slid)."""
+    was read as shade, and the outline slid). A thin piece whose blur was picked with the mat's shade
+    read from its own pixels (no light held: :func:`_model_fit`, ``pick_shade_read_below_mm``) and
+    whose fit is then no piece is fitted again with the blur picked as for the taller pieces (the
+    reading can take a dark wall beside the mat for shade)."""
     cfg = config or RefineConfig()
     rough, radius, height, out = _start(rough_mm, radius_mm, height_mm)
     n = len(rough)
@@ -912,6 +915,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
     choices = [None] * n if radius_choices is None else [np.asarray(ch, dtype=np.float64).reshape(-1) for ch in radius_choices]
 
     fixed = list(exclude or ())
+    plain_pick = replace(cfg, pick_shade_read_below_mm=0.0)
 
     def pick(i):
         if choices[i] is None or len(choices[i]) < 2:
@@ -940,8 +944,15 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
         def fit_of(k, start):
             if k not in fitted:
                 r = float(choices[i][k]) if choices[i] is not None else radius[i]
-                fitted[k] = (_model_fit(image, background, transform, start, r, height[i], cfg, exclude=others,
-                                        blur_choices=blurs, shade=shade), r)
+                fit = _model_fit(image, background, transform, start, r, height[i], cfg, exclude=others,
+                                 blur_choices=blurs, shade=shade)
+                if shade is None and height[i] < cfg.pick_shade_read_below_mm and not acceptable(fit, i, r):
+                    # the shade read at the blur's pick took a dark wall for shade: the blur picked as before
+                    alt = _model_fit(image, background, transform, start, r, height[i], plain_pick, exclude=others,
+                                     blur_choices=blurs, shade=shade)
+                    if acceptable(alt, i, r):
+                        fit = alt
+                fitted[k] = (fit, r)
             return fitted[k]
 
         first = best = None

@@ -220,3 +220,23 @@ def test_where_no_light_is_held_the_blur_is_picked_with_the_shade_read_from_the_
                 same[on] += fit.blur == plain.blur
     assert same[True] >= same[False] + 3, same
     assert err[True] < 0.9 * err[False], err
+
+
+def test_a_thin_piece_whose_fit_in_the_read_shade_fails_is_fitted_with_the_blur_picked_as_before():
+    """A purple egg, its dark wall beside a pale mat (the vision bench's wide tuning frame 43 of seed 8,
+    no light held): the blur picked with the mat's shade read from its own pixels is the softest, and
+    the outline shrinks past what a piece of its size may; the refinement fits it again with the blur
+    picked as for the taller pieces, and places it."""
+    from vision.bench import bench_frames
+    from vision.detect import DetectConfig
+    from vision.refine import _fit_ok, _model_fit, refine_model
+
+    fr = next(bench_frames(1, "wide", 8, start=43))
+    cfg = DetectConfig.load().refine
+    egg = next(t for t in fr.truth if t["id"] == "egg-1")
+    start = egg["xy"] + (-0.5, -1.0)  # (where the classical detector's candidate lies)
+    read = _model_fit(fr.image, fr.empty, fr.transform, start, 15.0, 3.0, cfg)
+    assert not _fit_ok(read, start, cfg) and read.growth_px < -cfg.growth_ok_px
+    res = refine_model(fr.image, fr.empty, fr.transform, start[None], [15.0], [3.0], cfg, radius_choices=[[15.0, 35.0]])
+    assert res.ok[0] and res.choice[0] == 0
+    assert np.hypot(*(res.xy[0] - egg["xy"])) < 2.0

@@ -621,6 +621,12 @@ def _central_differences(img: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, 
             cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=1, scale=0.5).ravel()[idx])
 
 
+def _picks_in_read_shade(cfg: "RefineConfig", h: float, shade) -> bool:
+    """Whether a piece ``h`` mm tall picks the image's blur with the mat's shade read from its own pixels:
+    a thin piece (under ``pick_shade_read_below_mm``) where no light predicts the shade (``shade`` None)."""
+    return shade is None and h < cfg.pick_shade_read_below_mm
+
+
 def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransform, c0, r: float, h: float,
                cfg: "RefineConfig", blur: float | None = None, exclude=(), blur_choices=None,
                shade=None) -> _Fit | None:
@@ -700,7 +706,7 @@ def _model_fit(image: np.ndarray, background: np.ndarray, transform: MatTransfor
         fine = it > len(coarse)
         # the blur's pick of a thin piece where no light predicts the mat's shade: the shade read from the
         # mat's own pixels
-        pick_read = it == len(coarse) and blur is None and shade_model is None and h < cfg.pick_shade_read_below_mm
+        pick_read = it == len(coarse) and blur is None and _picks_in_read_shade(cfg, h, shade_model)
         shadows = (fine or pick_read) and cfg.shadow_min < 1.0
         if it >= len(coarse) and shade_roi is None and shade_model is not None and cfg.shadow_prior > 0 \
                 and cfg.shadow_smooth > 0 and r >= cfg.shadow_prior_min_px * mmpp:
@@ -946,7 +952,7 @@ def refine_model(image: np.ndarray, background: np.ndarray, transform: MatTransf
                 r = float(choices[i][k]) if choices[i] is not None else radius[i]
                 fit = _model_fit(image, background, transform, start, r, height[i], cfg, exclude=others,
                                  blur_choices=blurs, shade=shade)
-                if shade is None and height[i] < cfg.pick_shade_read_below_mm and not acceptable(fit, i, r):
+                if _picks_in_read_shade(cfg, height[i], shade) and not acceptable(fit, i, r):
                     # the shade read at the blur's pick took a dark wall for shade: the blur picked as before
                     alt = _model_fit(image, background, transform, start, r, height[i], plain_pick, exclude=others,
                                      blur_choices=blurs, shade=shade)

@@ -1227,8 +1227,10 @@ class Detector:
         self._reference = None  # the table at rest before the action (set_reference), shrunk as the empty mat
         self._cache = None  # (frame, rough xy, kinds, Refined) of the last call, for unchanged pieces
         # the table's light (vision.shadows.Light: given, or read from the frames) and the shade it predicts;
-        # the calls since it was last read from the fitted pieces
+        # the calls since it was last read from the fitted pieces; what is not mat to its reading (the last
+        # frame's pieces and hands)
         self._shade, self.light, self._since_light = None, light, 0 if light is not None else None
+        self._not_mat = None
         self._attr_cache = None  # (frame, xy, kinds, attributes) of the last call
         self.reused = 0
         self.attributes_reused = 0
@@ -1940,7 +1942,7 @@ class Detector:
         rnd = np.array([self.kinds[k].round for k in obs.kind], bool) if len(obs) else np.zeros(0, bool)
         if rnd.any():
             light = estimate_light(frame, self.background.raw, self.transform, obs.xy[rnd], obs.radius[rnd],
-                                   obs.height[rnd], getattr(self, "_not_mat", None))
+                                   obs.height[rnd], self._not_mat)
             if light is not None:
                 self.light = light
 

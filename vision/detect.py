@@ -79,6 +79,8 @@ class DetectConfig:
     hand_local_scale: bool = True
     hand_piece_distance: float = 0.0
     hand_rim_distance: float = 30.0
+    hand_piece_low_distance: float = 0.0
+    hand_piece_low_area: float = 0.5
     border_px: int = 3
     min_confidence: float = 0.25
     yolo_conf: float = 0.25
@@ -519,8 +521,12 @@ def classical_candidates(frame: np.ndarray, transform: MatTransform, board, back
         occluders.append([x / f, y / f, (x + w) / f, (y + h) / f])
     if occluders:
         hands = np.isin(labels, big).astype(np.uint8) * 255
+        # (the least top face of this game's round pieces, px of the small mask: a part of the hand's blob
+        # that much less like skin is a piece, see :func:`_not_hand`)
+        top_px = config.hand_piece_low_area * np.pi * (min(k.radius for k in kinds) * f / scale) ** 2 if kinds else 0.0
         pieces = _not_hand(shrunk, background.small, labels, big, config.hand_piece_distance,
-                           config.hand_rim_distance) \
+                           config.hand_rim_distance, config.hand_piece_low_distance if top_px > 0 else 0.0,
+                           top_px) \
             if config.hand_piece_distance > 0 else None
         if pieces is not None:
             hands[pieces > 0] = 0
@@ -833,7 +839,8 @@ def _fragments(contours, group: list, kinds: list, taken: list, s: float, origin
 
 
 def _not_hand(small_frame: np.ndarray, small_mat: np.ndarray, labels: np.ndarray, big: list,
-              distance: float, rim_distance: float) -> np.ndarray | None:
+              distance: float, rim_distance: float, low_distance: float = 0.0,
+              low_area_px: float = 0.0) -> np.ndarray | None:
     """(h, w) uint8 mask at the mask's scale (0 / 255): the pixels of the hands' blobs (``labels``
     == one of ``big``) ``distance`` or more grey levels from their hand's colour (the blob's median,
     brightness discounted: scaled to the pixel's, as light and shade scale skin): a piece the
@@ -841,10 +848,14 @@ def _not_hand(small_frame: np.ndarray, small_mat: np.ndarray, labels: np.ndarray
     rim (2 px) a pixel must also lie ``rim_distance`` or more from every mix of the hand's colour
     and the empty mat (``small_mat``), shaded or not (:func:`_mix_residual`): the hand's edge,
     blurred into the print under it or into its own shadow, is such a mix. Opened with a 3×3
-    square. None: no such pixel."""
+    square. With ``low_distance`` > 0 the pixels only that far from the hand's colour (and passing
+    the rim's test) are kept too where, opened, they make a part of ``low_area_px`` pixels or more:
+    a disc whose colour is near the skin's (red by a brown hand) differs from it over its whole top,
+    the skin itself only in specks and along its rim. None: no such pixel."""
     import cv2
 
     out = np.zeros(labels.shape, np.uint8)
+    low = np.zeros(labels.shape, np.uint8) if low_distance > 0 else None
     frame_f = small_frame.astype(np.float32) + 1.0
     mat_f = small_mat.astype(np.float32) + 1.0
     for k in big:
@@ -853,12 +864,21 @@ def _not_hand(small_frame: np.ndarray, small_mat: np.ndarray, labels: np.ndarray
         skin = np.median(frame_f[inner if inner.sum() >= 50 else blob], axis=0)
         f = frame_f[blob]
         ratio = np.clip(f @ skin / float(skin @ skin), 0.5, 1.5)
-        piece = np.linalg.norm(f - ratio[:, None] * skin[None, :], axis=1) >= distance
-        rim = piece & ~inner[blob]
+        d = np.linalg.norm(f - ratio[:, None] * skin[None, :], axis=1)
+        near = d >= (min(distance, low_distance) if low is not None else distance)
+        rim = near & ~inner[blob]
         if rim.any():
-            piece[rim] = _mix_residual(f[rim], skin, mat_f[blob][rim]) >= rim_distance
-        out[blob] = np.where(piece, 255, 0).astype(np.uint8)
+            near[rim] = _mix_residual(f[rim], skin, mat_f[blob][rim]) >= rim_distance
+        out[blob] = np.where(near & (d >= distance), 255, 0).astype(np.uint8)
+        if low is not None:
+            low[blob] = np.where(near, 255, 0).astype(np.uint8)
     out = cv2.morphologyEx(out, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if low is not None and low.any():
+        low = cv2.morphologyEx(low, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(low, connectivity=8)
+        wide = [j for j in range(1, n) if stats[j][4] >= low_area_px]
+        if wide:  # less the px where the blur mixes it with the skin over it (the fit's pixels are not the hand's)
+            out[cv2.erode(np.isin(lab, wide).view(np.uint8), np.ones((3, 3), np.uint8)) > 0] = 255
     return out if out.any() else None
 
 

@@ -124,6 +124,46 @@ def test_a_disc_the_fingers_touch_is_found_and_the_arm_alone_is_no_piece():
     assert len(found(arm_alone, 60.0)) == 0  # the arm's rim (skin blurred into the mat) is no piece
 
 
+def test_a_part_of_a_hands_blob_near_the_skins_colour_is_a_piece_over_a_whole_top_only():
+    """A red disc by a brown hand: its pixels lie 25-45 grey levels from the skin's colour (brightness
+    discounted), under the 60 a part of the hand's blob needs alone; over half a top face's worth or
+    more they are a piece (less the px where the blur mixes it with the skin). Specks of that
+    difference in the skin (its grain, a knuckle's shade) and the hand's rim over the mat are none."""
+    from vision.detect import _not_hand
+
+    rng = np.random.default_rng(3)
+    h, w = 60, 90
+    skin, mat = np.array([120.0, 160.0, 220.0]), np.array([60.0, 140.0, 60.0])
+    frame = np.tile(mat, (h, w, 1))
+    blob = np.zeros((h, w), bool)
+    blob[15:45, :70] = True  # an arm from the left border
+    frame[blob] = skin * rng.uniform(0.9, 1.1, (int(blob.sum()), 1))  # lit unevenly: brightness only
+    yy, xx = np.mgrid[:h, :w]
+    disc = (yy - 30) ** 2 + (xx - 62) ** 2 <= 7 ** 2  # a disc the fingertips reach (14 px across)
+    blob |= disc
+    red = np.array([80.0, 100.0, 205.0])  # 43 from the skin, brightness discounted
+    frame[disc] = red
+    specks = [(20, 10), (38, 30), (25, 45)]  # 2 × 2 specks the same distance off the skin
+    for y, x in specks:
+        frame[y:y + 2, x:x + 2] = red
+    frame = np.clip(frame + rng.normal(0, 2.0, frame.shape), 0, 255).astype(np.uint8)
+    labels = blob.astype(np.int32)
+    empty = np.tile(mat, (h, w, 1)).astype(np.uint8)
+    top_px = 0.5 * np.pi * 7 ** 2
+
+    assert _not_hand(frame, empty, labels, [1], 60.0, 30.0) is None  # the skin's test alone: all hand
+    out = _not_hand(frame, empty, labels, [1], 60.0, 30.0, 20.0, top_px)
+    assert out is not None
+    kept = out > 0
+    assert kept[disc].mean() > 0.5 and kept[30, 62]  # the disc's inside
+    assert not kept[~disc].any()  # no speck, no skin, no rim
+    # half the top face is the least: a disc of 4 px radius (50 px) is not enough at 7 px's half (77 px)
+    small = (yy - 30) ** 2 + (xx - 62) ** 2 <= 4 ** 2
+    frame2 = frame.copy()
+    frame2[disc & ~small] = np.clip(skin + rng.normal(0, 2.0, 3), 0, 255).astype(np.uint8)
+    assert _not_hand(frame2, empty, labels, [1], 60.0, 30.0, 20.0, top_px) is None
+
+
 def test_an_arm_over_a_table_without_shadows_is_no_light():
     """The table's light is read from the mat round the round pieces: an arm reaching over the mat
     to a disc is cut from the pieces' mask, and is no shade of the mat either (read as one, it made a

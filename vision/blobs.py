@@ -73,6 +73,7 @@ class BlobConfig:
     figure_split_extent: float = 0.0
     absorb_share: float = 0.0
     resplit_ratio: float = 0.0
+    resplit_carve: bool = False
     regroup_reach: float = 0.0
     regroup_within: float = 0.0
     absorb_margin_mm: float = 2.0
@@ -648,12 +649,63 @@ def resplit(props: list, P: np.ndarray, classes, transform, radius: float, heigh
         Q = classify(parts)
         qb = Q.argmax(1)
         if any(figure[int(b)] and Q[j, b] >= config.min_conf for j, b in enumerate(qb)):
-            out.extend(parts)
-            rows.extend(Q)
+            for j, q in enumerate(parts):  # a part named no figure that still holds more than one (a figure and a token)
+                cut = _carved_figure(q, transform, radius, height, config, classify, cls) \
+                    if config.resplit_carve and not figure[int(qb[j])] else None
+                out.extend(cut[0] if cut is not None else [q])
+                rows.extend(cut[1] if cut is not None else [Q[j]])
+            continue
+        cut = _carved_figure(p, transform, radius, height, config, classify, cls) if config.resplit_carve else None
+        if cut is not None:
+            out.extend(cut[0])
+            rows.extend(cut[1])
         else:
             out.append(p)
             rows.append(P[i])
     return out, np.array(rows).reshape(-1, P.shape[1])
+
+
+def _carved_figure(p: Proposal, transform, radius: float, height: float, config: BlobConfig, classify,
+                   classes) -> tuple | None:
+    """A blob of a figure and a token (a token flying over a racer meets it in the image) that the
+    cut by pixels (:func:`split_figures`) did not part: cut as a racer's blob is cut
+    (:func:`carve_tries`, each way: the silhouette of a figure standing at a base found from the blob,
+    and the parts outside it), the pieces classified (``classify``). A way in which one piece alone
+    is named a figure at ``min_conf`` and the rest a token or nothing is kept (the figure may be the
+    part outside: a token above it in the image pulls the base found from the top), the surest
+    figure's. Returns (the pieces, their probabilities of ``classes``) or None."""
+    figure = [c in FIGURE_CLASSES for c in classes]
+    _, tries = carve_tries(p, transform, radius, height, config)
+    best, sure = None, 0.0
+    for cut in tries:
+        own = remove_parts(p, cut) if cut else p
+        if own is p:
+            continue
+        Q = classify([own] + cut)
+        qb = Q.argmax(1)
+        named = [j for j, b in enumerate(qb) if figure[int(b)]]
+        if len(named) != 1 or Q[named[0], qb[named[0]]] < config.min_conf:
+            continue
+        if Q[named[0], qb[named[0]]] > sure:
+            best, sure = _joined_by_name([own] + cut, Q, classes), float(Q[named[0], qb[named[0]]])
+    return best
+
+
+def _joined_by_name(parts: list, Q: np.ndarray, classes) -> tuple:
+    """The parts of :func:`_carved_figure` given one name of ``classes`` (not ``nothing``) made one
+    proposal, with the row of the surest of them: a token either side of a figure's narrower top is
+    one token. Returns (the proposals, their probabilities)."""
+    qb = Q.argmax(1)
+    out, rows = [], []
+    for b in dict.fromkeys(int(v) for v in qb):
+        idx = [j for j in range(len(parts)) if qb[j] == b]
+        if classes[b] == "nothing" or len(idx) == 1:
+            out.extend(parts[j] for j in idx)
+            rows.extend(Q[j] for j in idx)
+            continue
+        out.append(merge_proposals([parts[j] for j in idx]))
+        rows.append(Q[max(idx, key=lambda j: Q[j, b])])
+    return out, np.array(rows)
 
 
 def _reach_px(transform, centre_px, radius: float, height: float) -> float:

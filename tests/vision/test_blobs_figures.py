@@ -159,6 +159,72 @@ def test_a_blob_of_two_figures_named_nothing_is_cut_and_its_parts_classified_aga
     assert calls == [] and out == props
 
 
+def test_a_blob_of_a_figure_and_a_token_over_it_named_neither_is_cut_as_a_figures_blob():
+    """A token flying over a racer meets it in the image; the blob, named a log, is cut by pixels
+    into halves that are neither, so the racer standing at a base found from the blob is cut out
+    (:func:`vision.blobs.carve_tries`): named a racer, and the rest a log, both replace the blob."""
+    from vision.blobs import CLASSES, figure_base, resplit
+
+    T = _Tilted()
+    k = len(CLASSES)
+    base = np.array([200.0, 220.0])
+    racer = _silhouette(base)
+    ys = np.nonzero(racer)[0]
+    log = np.zeros(racer.shape, np.uint8)  # across the racer's head, at a slant
+    cv2.fillConvexPoly(log, cv2.boxPoints(((210.0, float(ys.min() + 5)), (60.0, 20.0), 30.0)).astype(np.int32), 1)
+    log = log.astype(bool)
+    blob = _proposal(racer | log)
+
+    def named(parts):  # a part is what it holds most of: a racer when it holds nearly all of one, a log likewise
+        Q = np.zeros((len(parts), k))
+        for i, q in enumerate(parts):
+            reg = np.zeros_like(racer)
+            x0, y0, x1, y1 = q.box
+            reg[y0:y1, x0:x1] = q.region
+            n = reg.sum()
+            in_racer, in_log = (reg & racer & ~log).sum(), (reg & log).sum()
+            if in_racer >= 0.6 * n and in_racer >= 0.9 * (racer & ~log).sum():
+                Q[i, CLASSES.index("racer")] = 0.9
+            elif in_log >= 0.6 * n:
+                Q[i, CLASSES.index("log")] = 0.9
+            else:
+                Q[i, CLASSES.index("nothing")] = 0.9
+        return Q
+
+    P = named([blob])
+    assert CLASSES[int(P[0].argmax())] == "log"
+    on = BlobConfig(resplit_ratio=1.5, figure_split_extent=1.2, carve_min_mm2=80.0, carve_top=1.0,
+                    absorb_margin_mm=2.0, resplit_carve=True)
+    out, Q = resplit([blob], P, CLASSES, T, R, H, on, named)
+    names = [CLASSES[int(q.argmax())] for q in Q]
+    assert sorted(names) == ["log", "racer"], names
+    figure = out[names.index("racer")]
+    assert np.linalg.norm(figure_base(figure, T, 0.75 * R, H) - base) < 4.0
+    # off: the blob stays whole, named a log
+    out, Q = resplit([blob], P, CLASSES, T, R, H, BlobConfig(**{**on.__dict__, "resplit_carve": False}), named)
+    assert out == [blob] and np.array_equal(Q, P)
+
+    # a way with two pieces named a figure is not this cut's to keep (figures side by side are
+    # split_figures'), nor one whose figure is named less surely than min_conf
+    from vision.blobs import _carved_figure
+
+    def every(name, p):
+        def classify(parts):
+            Q = np.zeros((len(parts), k))
+            Q[:, CLASSES.index(name)] = p
+            Q[:, CLASSES.index("nothing")] = 1.0 - p
+            return Q
+        return classify
+    assert _carved_figure(blob, T, R, H, on, every("racer", 0.9), CLASSES) is None
+    assert _carved_figure(blob, T, R, H, on, named, CLASSES) is not None
+
+    def unsure(parts):
+        Q = named(parts)
+        Q[:, CLASSES.index("racer")] *= 0.5
+        return Q
+    assert _carved_figure(blob, T, R, H, on, unsure, CLASSES) is None
+
+
 def test_a_token_at_a_figures_foot_is_cut_off_and_the_figure_found_from_its_top():
     from vision.blobs import carve_figure, figure_base, figure_top_base, remove_parts
 

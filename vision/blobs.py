@@ -635,6 +635,11 @@ def resplit(props: list, P: np.ndarray, classes, transform, radius: float, heigh
     figure = [c in FIGURE_CLASSES for c in cls]
     best = P.argmax(1) if len(P) else np.zeros(0, int)
     out, rows = [], []
+
+    def carved(q, row) -> tuple:  # (parts, rows): q cut as a figure's blob where that finds one, else q whole
+        cut = _carved_figure(q, transform, radius, height, config, classify, cls) if config.resplit_carve else None
+        return cut if cut is not None else ([q], [row])
+
     for i, p in enumerate(props):
         c = cls[int(best[i])]
         if figure[int(best[i])] or c == "card":
@@ -650,18 +655,13 @@ def resplit(props: list, P: np.ndarray, classes, transform, radius: float, heigh
         qb = Q.argmax(1)
         if any(figure[int(b)] and Q[j, b] >= config.min_conf for j, b in enumerate(qb)):
             for j, q in enumerate(parts):  # a part named no figure that still holds more than one (a figure and a token)
-                cut = _carved_figure(q, transform, radius, height, config, classify, cls) \
-                    if config.resplit_carve and not figure[int(qb[j])] else None
-                out.extend(cut[0] if cut is not None else [q])
-                rows.extend(cut[1] if cut is not None else [Q[j]])
+                qs, qrows = ([q], [Q[j]]) if figure[int(qb[j])] else carved(q, Q[j])
+                out.extend(qs)
+                rows.extend(qrows)
             continue
-        cut = _carved_figure(p, transform, radius, height, config, classify, cls) if config.resplit_carve else None
-        if cut is not None:
-            out.extend(cut[0])
-            rows.extend(cut[1])
-        else:
-            out.append(p)
-            rows.append(P[i])
+        qs, qrows = carved(p, P[i])
+        out.extend(qs)
+        rows.extend(qrows)
     return out, np.array(rows).reshape(-1, P.shape[1])
 
 
@@ -684,10 +684,11 @@ def _carved_figure(p: Proposal, transform, radius: float, height: float, config:
         Q = classify([own] + cut)
         qb = Q.argmax(1)
         named = [j for j, b in enumerate(qb) if figure[int(b)]]
-        if len(named) != 1 or Q[named[0], qb[named[0]]] < config.min_conf:
+        if len(named) != 1:
             continue
-        if Q[named[0], qb[named[0]]] > sure:
-            best, sure = _joined_by_name([own] + cut, Q, classes), float(Q[named[0], qb[named[0]]])
+        conf = float(Q[named[0], qb[named[0]]])
+        if conf >= config.min_conf and conf > sure:
+            best, sure = _joined_by_name([own] + cut, Q, classes), conf
     return best
 
 
